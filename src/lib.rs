@@ -1,0 +1,17 @@
+//! refgraph: a knowledge-graph API reference engine.
+//!
+//! Extractors turn a release's sources into plain facts ([`model`]); [`lower`] turns facts into
+//! RDF quads in the release's own named graph of the Oxigraph [`store`]; [`answer`] answers
+//! questions with the SPARQL catalog in [`queries`]; [`mcp`] serves those answers to
+//! assistants, and the `refgraph` binary to people.
+
+pub mod answer;
+pub mod extract;
+pub mod fetch;
+pub mod ingest;
+pub mod lower;
+pub mod mcp;
+pub mod model;
+pub mod queries;
+pub mod store;
+pub mod vocab;

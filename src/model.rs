@@ -1,0 +1,345 @@
+//! Plain extracted facts: what an extractor knows about one release, before it becomes RDF.
+
+use serde::{Deserialize, Serialize};
+
+/// A package identity: ecosystem plus normalised name, printed as a Package URL without version.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct PackageId {
+    /// Package URL type: `pypi`, `npm`, `generic`.
+    pub ecosystem: String,
+    /// Name as the Package URL spells it (PyPI names lower-cased with `-`).
+    pub name: String,
+}
+
+impl PackageId {
+    pub fn new(ecosystem: &str, name: &str) -> Self {
+        let name = if ecosystem == "pypi" {
+            normalize_pypi_name(name)
+        } else {
+            name.to_string()
+        };
+        PackageId {
+            ecosystem: ecosystem.to_string(),
+            name,
+        }
+    }
+
+    /// `pkg:pypi/click`.
+    pub fn purl(&self) -> String {
+        format!("pkg:{}/{}", self.ecosystem, self.name)
+    }
+
+    /// `pkg:pypi/click@8.1.7`: the release's IRI and named graph.
+    pub fn release_purl(&self, version: &str) -> String {
+        format!("{}@{}", self.purl(), version)
+    }
+
+    /// Parses `pkg:pypi/click`, `pkg:pypi/click@8.1.7` (version returned) or a bare `click`
+    /// (ecosystem left empty for the caller to resolve).
+    pub fn parse(text: &str) -> Result<(PackageId, Option<String>), String> {
+        let Some(rest) = text.strip_prefix("pkg:") else {
+            if text.is_empty() || text.contains('/') && !text.starts_with('@') {
+                return Err(format!(
+                    "'{text}' is not a package: use a Package URL such as pkg:pypi/NAME"
+                ));
+            }
+            return Ok((
+                PackageId {
+                    ecosystem: String::new(),
+                    name: text.to_string(),
+                },
+                None,
+            ));
+        };
+        let (ecosystem, name_version) = rest.split_once('/').ok_or_else(|| {
+            format!("'{text}' is not a Package URL: expected pkg:TYPE/NAME[@VERSION]")
+        })?;
+        let (name, version) = match name_version.rsplit_once('@') {
+            Some((n, v)) if !n.is_empty() => (n, Some(v.to_string())),
+            _ => (name_version, None),
+        };
+        if ecosystem.is_empty() || name.is_empty() || version.as_deref() == Some("") {
+            return Err(format!(
+                "'{text}' is not a Package URL: expected pkg:TYPE/NAME[@VERSION]"
+            ));
+        }
+        Ok((PackageId::new(ecosystem, name), version))
+    }
+}
+
+/// PEP 503 normalisation: lower case, runs of `-_.` become `-`.
+pub fn normalize_pypi_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut sep = false;
+    for c in name.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            sep = true;
+        } else {
+            if sep && !out.is_empty() {
+                out.push('-');
+            }
+            sep = false;
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
+}
+
+/// Everything extracted from one release.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ReleaseFacts {
+    pub symbols: Vec<Symbol>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Source files read (for progress and statistics).
+    pub files: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SymbolKind {
+    Module,
+    Class,
+    Function,
+    Method,
+    Classmethod,
+    Staticmethod,
+    Property,
+    Attribute,
+}
+
+impl SymbolKind {
+    pub const ALL: [SymbolKind; 8] = [
+        SymbolKind::Module,
+        SymbolKind::Class,
+        SymbolKind::Function,
+        SymbolKind::Method,
+        SymbolKind::Classmethod,
+        SymbolKind::Staticmethod,
+        SymbolKind::Property,
+        SymbolKind::Attribute,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SymbolKind::Module => "module",
+            SymbolKind::Class => "class",
+            SymbolKind::Function => "function",
+            SymbolKind::Method => "method",
+            SymbolKind::Classmethod => "classmethod",
+            SymbolKind::Staticmethod => "staticmethod",
+            SymbolKind::Property => "property",
+            SymbolKind::Attribute => "attribute",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SymbolKind> {
+        SymbolKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Members of a class whose first parameter is the receiver.
+    pub fn is_member(self) -> bool {
+        matches!(
+            self,
+            SymbolKind::Method
+                | SymbolKind::Classmethod
+                | SymbolKind::Staticmethod
+                | SymbolKind::Property
+        )
+    }
+}
+
+/// One public API symbol of a release.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Symbol {
+    /// Canonical public path: the shortest dotted path users import it by.
+    pub qualified_name: String,
+    /// Every other public path.
+    pub aliases: Vec<String>,
+    /// Where it is defined (`click.core.Group`), which may be private.
+    pub defined_in: String,
+    pub kind: SymbolKind,
+    /// Parameters in declaration order; for classes, the constructor's; receivers left out.
+    pub params: Vec<Param>,
+    /// Whether `params` is known (a class whose constructor is inherited from outside has none).
+    pub has_signature: bool,
+    pub returns: Option<String>,
+    pub is_async: bool,
+    pub doc: Option<String>,
+    pub decorators: Vec<String>,
+    pub bases: Vec<String>,
+    pub overloads: Vec<Vec<Param>>,
+    pub deprecation: Option<Deprecation>,
+    /// Defining class of an inherited member (`click.core.MultiCommand`).
+    pub inherited_from: Option<String>,
+    /// Canonical name of the containing class or module.
+    pub parent: Option<String>,
+    /// File relative to the release root, `/`-separated.
+    pub file: String,
+    /// 1-based line of the definition.
+    pub line: usize,
+}
+
+impl Symbol {
+    /// `(a, b=1, *args, c, **kw) -> int`, Python style.
+    pub fn signature(&self) -> Option<String> {
+        if !self.has_signature {
+            return None;
+        }
+        let mut out = render_params(&self.params);
+        if let Some(r) = &self.returns {
+            out.push_str(" -> ");
+            out.push_str(r);
+        }
+        Some(out)
+    }
+}
+
+pub fn render_params(params: &[Param]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut slash_pending = false;
+    let mut star_done = false;
+    for p in params {
+        if slash_pending && p.kind != ParamKind::PositionalOnly {
+            parts.push("/".into());
+            slash_pending = false;
+        }
+        let mut s = String::new();
+        match p.kind {
+            ParamKind::PositionalOnly => slash_pending = true,
+            ParamKind::VarPositional => {
+                s.push('*');
+                star_done = true;
+            }
+            ParamKind::VarKeyword => s.push_str("**"),
+            ParamKind::KeywordOnly if !star_done => {
+                parts.push("*".into());
+                star_done = true;
+            }
+            _ => {}
+        }
+        s.push_str(&p.name);
+        if let Some(t) = &p.annotation {
+            s.push_str(": ");
+            s.push_str(t);
+        }
+        if let Some(d) = &p.default {
+            s.push_str(if p.annotation.is_some() { " = " } else { "=" });
+            s.push_str(d);
+        }
+        parts.push(s);
+    }
+    if slash_pending {
+        parts.push("/".into());
+    }
+    format!("({})", parts.join(", "))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParamKind {
+    PositionalOnly,
+    PositionalOrKeyword,
+    VarPositional,
+    KeywordOnly,
+    VarKeyword,
+}
+
+impl ParamKind {
+    pub const ALL: [ParamKind; 5] = [
+        ParamKind::PositionalOnly,
+        ParamKind::PositionalOrKeyword,
+        ParamKind::VarPositional,
+        ParamKind::KeywordOnly,
+        ParamKind::VarKeyword,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParamKind::PositionalOnly => "positional_only",
+            ParamKind::PositionalOrKeyword => "positional_or_keyword",
+            ParamKind::VarPositional => "var_positional",
+            ParamKind::KeywordOnly => "keyword_only",
+            ParamKind::VarKeyword => "var_keyword",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ParamKind> {
+        ParamKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Param {
+    pub name: String,
+    pub kind: ParamKind,
+    /// Annotation as source text.
+    pub annotation: Option<String>,
+    /// Default as source text, verbatim.
+    pub default: Option<String>,
+}
+
+impl Param {
+    pub fn required(&self) -> bool {
+        self.default.is_none()
+            && !matches!(self.kind, ParamKind::VarPositional | ParamKind::VarKeyword)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct Deprecation {
+    pub since: Option<String>,
+    pub message: Option<String>,
+    /// A name the message points to ("use X instead").
+    pub replacement: Option<String>,
+    /// What said so: `decorator`, `warning`, `docstring`.
+    pub source: String,
+}
+
+/// A problem in the input that did not stop the release from being ingested.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.file, self.line, self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn purls_parse_and_normalise() {
+        let (p, v) = PackageId::parse("pkg:pypi/Typing_Extensions@4.12.2").unwrap();
+        assert_eq!(p.purl(), "pkg:pypi/typing-extensions");
+        assert_eq!(v.as_deref(), Some("4.12.2"));
+        let (p, v) = PackageId::parse("pkg:npm/%40aws-sdk/client-s3@3.1.0").unwrap();
+        assert_eq!(p.name, "%40aws-sdk/client-s3");
+        assert_eq!(v.as_deref(), Some("3.1.0"));
+        assert!(PackageId::parse("pkg:pypi").is_err());
+        assert!(PackageId::parse("pkg:pypi/x@").is_err());
+        assert_eq!(PackageId::parse("click").unwrap().0.ecosystem, "");
+    }
+
+    #[test]
+    fn signatures_render_like_inspect() {
+        let p = |name: &str, kind, default: Option<&str>| Param {
+            name: name.into(),
+            kind,
+            annotation: None,
+            default: default.map(str::to_string),
+        };
+        let params = vec![
+            p("a", ParamKind::PositionalOnly, None),
+            p("b", ParamKind::PositionalOrKeyword, Some("1")),
+            p("c", ParamKind::KeywordOnly, None),
+            p("kw", ParamKind::VarKeyword, None),
+        ];
+        assert_eq!(render_params(&params), "(a, /, b=1, *, c, **kw)");
+    }
+}

@@ -1,0 +1,98 @@
+//! IRI constants mirroring `ontology/refgraph.ttl`; a test checks that every one is defined there.
+
+/// Declares IRI constants in a namespace module plus `ALL`, the list the ontology test reads.
+macro_rules! vocabulary {
+    ($ns:literal; $($name:ident = $local:literal),* $(,)?) => {
+        pub const NS: &str = $ns;
+        $(pub const $name: oxigraph::model::NamedNodeRef<'static> =
+            oxigraph::model::NamedNodeRef::new_unchecked(concat!($ns, $local));)*
+        /// Every term of this namespace that the code uses.
+        pub const ALL: &[&str] = &[$(concat!($ns, $local)),*];
+    };
+}
+
+/// The refgraph ontology.
+pub mod rg {
+    vocabulary! { "https://refgraph.dev/ontology#";
+        // classes
+        PACKAGE = "Package",
+        RELEASE = "Release",
+        SYMBOL = "Symbol",
+        MODULE = "Module",
+        CLASS = "Class",
+        FUNCTION = "Function",
+        METHOD = "Method",
+        CLASS_METHOD = "ClassMethod",
+        STATIC_METHOD = "StaticMethod",
+        PROPERTY = "Property",
+        ATTRIBUTE = "Attribute",
+        PARAMETER = "Parameter",
+        OVERLOAD = "Overload",
+        DEPRECATION = "Deprecation",
+        DIAGNOSTIC = "Diagnostic",
+        // release and package
+        PACKAGE_PROP = "package",
+        ECOSYSTEM = "ecosystem",
+        PACKAGE_NAME = "packageName",
+        VERSION = "version",
+        INGESTED_AT = "ingestedAt",
+        SOURCE = "source",
+        SHA256 = "sha256",
+        SYMBOL_COUNT = "symbolCount",
+        DIAGNOSTIC_PROP = "diagnostic",
+        // symbols
+        QUALIFIED_NAME = "qualifiedName",
+        ALIAS = "alias",
+        DEFINED_IN = "definedIn",
+        PARENT = "parent",
+        SIGNATURE = "signature",
+        PARAMETER_PROP = "parameter",
+        RETURNS = "returns",
+        IS_ASYNC = "isAsync",
+        DOCSTRING = "docstring",
+        SUMMARY = "summary",
+        DECORATOR = "decorator",
+        BASE = "base",
+        OVERLOAD_PROP = "overload",
+        INHERITED_FROM = "inheritedFrom",
+        DEPRECATION_PROP = "deprecation",
+        SOURCE_FILE = "sourceFile",
+        LINE = "line",
+        // parameters
+        NAME = "name",
+        POSITION = "position",
+        PARAMETER_KIND = "parameterKind",
+        ANNOTATION = "annotation",
+        DEFAULT = "default",
+        REQUIRED = "required",
+        // deprecations and diagnostics
+        SINCE = "since",
+        MESSAGE = "message",
+        REPLACEMENT = "replacement",
+        SIGNAL = "signal",
+    }
+}
+
+/// The RDF namespace (only the terms refgraph writes).
+pub mod rdf {
+    vocabulary! { "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
+        TYPE = "type",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_term_is_defined_in_the_ontology() {
+        let ttl = include_str!("../ontology/refgraph.ttl");
+        for iri in rg::ALL {
+            let local = iri.strip_prefix(rg::NS).unwrap();
+            assert!(
+                ttl.contains(&format!("rg:{local} ")) || ttl.contains(&format!("rg:{local}\n")),
+                "{iri} is used in code but not defined in ontology/refgraph.ttl"
+            );
+        }
+    }
+}
