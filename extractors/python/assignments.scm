@@ -1,0 +1,23 @@
+; Name bindings by assignment: `Alias = Target`, `__all__ = [...]`, `__all__ += [...]`,
+; `__all__.extend([...])` / `__all__.append("x")`, and annotated class fields (`x: int = 0`).
+
+(expression_statement
+  (assignment
+    left: (identifier) @name
+    type: (type)? @type
+    right: (_)? @value)) @assignment
+
+(expression_statement
+  (augmented_assignment
+    left: (identifier) @name
+    operator: "+="
+    right: (_) @value)) @assignment.augmented
+
+(expression_statement
+  (call
+    function: (attribute
+      object: (identifier) @name
+      attribute: (identifier) @method)
+    arguments: (argument_list) @value)
+  (#eq? @name "__all__")
+  (#any-of? @method "extend" "append")) @assignment.call

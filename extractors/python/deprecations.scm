@@ -1,0 +1,21 @@
+; Run-time deprecation signals: `warnings.warn(msg, DeprecationWarning)` and friends, also
+; with the category as a keyword argument and with the `warn` function imported bare.
+
+(call
+  function: [
+    (identifier) @function
+    (attribute attribute: (identifier) @function)
+  ]
+  arguments: (argument_list
+    [
+      (identifier) @category
+      (attribute attribute: (identifier) @category)
+      (keyword_argument
+        name: (identifier) @keyword
+        value: [
+          (identifier) @category
+          (attribute attribute: (identifier) @category)
+        ])
+    ])
+  (#eq? @function "warn")
+  (#any-of? @category "DeprecationWarning" "PendingDeprecationWarning" "FutureWarning")) @deprecation.warning

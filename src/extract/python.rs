@@ -1,0 +1,1222 @@
+//! Python sources (tree-sitter-python) to the public API of a release.
+//!
+//! Two passes: [`parse_module`] turns one file into a [`ModuleSyntax`] (definitions, imports,
+//! bindings, `__all__`) without looking at other files; [`resolve`] then follows imports across
+//! modules to decide what users can import and under which names.
+
+mod resolve;
+
+use std::sync::OnceLock;
+
+use tree_sitter::{Language, Node, Parser, Query, QueryCursor, StreamingIterator};
+
+use crate::extract::SourceFile;
+use crate::model::{Deprecation, Diagnostic, Param, ParamKind, ReleaseFacts};
+
+pub use resolve::resolve;
+
+/// The tree-sitter queries of `extractors/python/`, by file stem.
+pub const QUERY_FILES: &[(&str, &str)] = &[
+    (
+        "definitions",
+        include_str!("../../extractors/python/definitions.scm"),
+    ),
+    (
+        "imports",
+        include_str!("../../extractors/python/imports.scm"),
+    ),
+    (
+        "assignments",
+        include_str!("../../extractors/python/assignments.scm"),
+    ),
+    (
+        "deprecations",
+        include_str!("../../extractors/python/deprecations.scm"),
+    ),
+];
+
+struct Queries {
+    definitions: Query,
+    imports: Query,
+    assignments: Query,
+    deprecations: Query,
+}
+
+pub fn language() -> Language {
+    tree_sitter_python::LANGUAGE.into()
+}
+
+/// Compiles every query once per process (constructing a `Query` is expensive).
+fn queries() -> &'static Queries {
+    static QUERIES: OnceLock<Queries> = OnceLock::new();
+    QUERIES.get_or_init(|| {
+        let lang = language();
+        let compile = |stem: &str| {
+            let src = QUERY_FILES.iter().find(|(s, _)| *s == stem).unwrap().1;
+            // Guarded by a test that compiles every file; a failure here is a build defect.
+            Query::new(&lang, src).unwrap_or_else(|e| panic!("extractors/python/{stem}.scm: {e}"))
+        };
+        Queries {
+            definitions: compile("definitions"),
+            imports: compile("imports"),
+            assignments: compile("assignments"),
+            deprecations: compile("deprecations"),
+        }
+    })
+}
+
+/// Extracts the public API of a Python release from its source files.
+pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
+    let mut diagnostics = Vec::new();
+    let mut modules = Vec::new();
+    let chosen = choose_module_files(files);
+    for (module, file) in &chosen {
+        let (syntax, mut diags) = parse_module(module, file);
+        diagnostics.append(&mut diags);
+        modules.push(syntax);
+    }
+    let mut facts = resolve(modules);
+    facts.files = chosen.len();
+    diagnostics.append(&mut facts.diagnostics);
+    facts.diagnostics = diagnostics;
+    facts
+}
+
+/// Maps files to dotted module names; a `.pyi` stub wins over the `.py` beside it.
+fn choose_module_files(files: &[SourceFile]) -> Vec<(ModuleName, &SourceFile)> {
+    let mut by_module: std::collections::BTreeMap<String, (ModuleName, &SourceFile)> =
+        Default::default();
+    for f in files {
+        let Some(m) = module_name_for(&f.path) else {
+            continue;
+        };
+        let is_stub = f.path.ends_with(".pyi");
+        match by_module.get(&m.dotted) {
+            Some((_, old)) if old.path.ends_with(".pyi") || !is_stub => continue,
+            _ => {
+                by_module.insert(m.dotted.clone(), (m, f));
+            }
+        }
+    }
+    by_module.into_values().collect()
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleName {
+    pub dotted: String,
+    pub is_package: bool,
+}
+
+/// `click/core.py` -> `click.core`; `click/__init__.py` -> package `click`. Files outside
+/// importable paths (dist-info, scripts with dashes, test folders) give `None`.
+pub fn module_name_for(path: &str) -> Option<ModuleName> {
+    let stem = path
+        .strip_suffix(".pyi")
+        .or_else(|| path.strip_suffix(".py"))?;
+    let mut parts: Vec<&str> = stem.split('/').collect();
+    let is_package = parts.last() == Some(&"__init__");
+    if is_package {
+        parts.pop();
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let identifier = |p: &&str| {
+        !p.is_empty()
+            && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !p.starts_with(|c: char| c.is_ascii_digit())
+    };
+    if !parts.iter().all(identifier) {
+        return None;
+    }
+    let is_test = |p: &&str| matches!(*p, "test" | "tests" | "conftest") || p.starts_with("test_");
+    if parts.iter().any(is_test) || parts == ["setup"] {
+        return None;
+    }
+    Some(ModuleName {
+        dotted: parts.join("."),
+        is_package,
+    })
+}
+
+/// What one file says, before imports are followed.
+#[derive(Debug, Clone, Default)]
+pub struct ModuleSyntax {
+    pub name: String,
+    pub is_package: bool,
+    pub file: String,
+    pub doc: Option<String>,
+    pub deprecation: Option<Deprecation>,
+    /// `__all__` when it is a literal list/tuple of strings (possibly extended).
+    pub all: Option<Vec<String>>,
+    /// Module-level definitions, in source order (first definition of a name wins).
+    pub defs: Vec<Def>,
+    /// Module-level names bound by import or assignment, in source order.
+    pub bindings: Vec<Binding>,
+    /// Absolute module names of `from M import *`.
+    pub star_imports: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Binding {
+    pub name: String,
+    pub target: BindingTarget,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum BindingTarget {
+    /// `import a.b as c` (c -> a.b), `import a.b` (a -> a).
+    Module(String),
+    /// `from m import x [as y]`: x in module m (or submodule m.x).
+    FromImport { module: String, name: String },
+    /// `Y = X` or `Y = mod.X`: a dotted expression in this module's namespace.
+    Expr(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefKind {
+    Class,
+    Function,
+}
+
+#[derive(Debug, Clone)]
+pub struct Def {
+    pub name: String,
+    pub kind: DefKind,
+    pub line: usize,
+    pub params: Vec<Param>,
+    pub returns: Option<String>,
+    pub is_async: bool,
+    pub doc: Option<String>,
+    pub decorators: Vec<String>,
+    /// Base class expressions as source text (keyword arguments such as metaclass= left out).
+    pub bases: Vec<String>,
+    pub deprecation: Option<Deprecation>,
+    /// Overload signatures (`@overload` stubs before the implementation).
+    pub overloads: Vec<Vec<Param>>,
+    /// Class body: methods and nested classes (all names, private ones included).
+    pub members: Vec<Def>,
+    /// Class body `alias = name` assignments.
+    pub member_aliases: Vec<(String, String)>,
+    /// Class body annotated fields `name: T [= default]`, for synthesised constructors.
+    pub fields: Vec<Field>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Field {
+    pub name: String,
+    pub annotation: String,
+    pub default: Option<String>,
+}
+
+impl Def {
+    pub fn has_decorator(&self, names: &[&str]) -> bool {
+        self.decorators.iter().any(|d| {
+            let head = d.split('(').next().unwrap_or(d);
+            let last = head.rsplit('.').next().unwrap_or(head);
+            names.contains(&last)
+        })
+    }
+}
+
+fn text<'a>(node: Node, src: &'a [u8]) -> &'a str {
+    node.utf8_text(src).unwrap_or("")
+}
+
+fn line_of(node: Node) -> usize {
+    node.start_position().row + 1
+}
+
+/// Parses one module file. Syntax errors become diagnostics; whatever parsed is kept.
+pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let mut syntax = ModuleSyntax {
+        name: module.dotted.clone(),
+        is_package: module.is_package,
+        file: file.path.clone(),
+        ..Default::default()
+    };
+    let src = file.text.as_slice();
+    if std::str::from_utf8(src).is_err() {
+        diags.push(Diagnostic {
+            file: file.path.clone(),
+            line: 1,
+            message: "file is not valid UTF-8; skipped".into(),
+        });
+        return (syntax, diags);
+    }
+    let mut parser = Parser::new();
+    parser
+        .set_language(&language())
+        .expect("tree-sitter-python grammar matches the tree-sitter version");
+    let Some(tree) = parser.parse(src, None) else {
+        diags.push(Diagnostic {
+            file: file.path.clone(),
+            line: 1,
+            message: "parser gave up on this file; skipped".into(),
+        });
+        return (syntax, diags);
+    };
+    let root = tree.root_node();
+    if root.has_error() {
+        let line = first_error_line(root).unwrap_or(1);
+        diags.push(Diagnostic {
+            file: file.path.clone(),
+            line,
+            message: "syntax error; definitions in the damaged region may be missing".into(),
+        });
+    }
+    syntax.doc = docstring_of_block(root, src);
+    if let Some(doc) = &syntax.doc {
+        syntax.deprecation = docstring_deprecation(doc);
+    }
+    let q = queries();
+    collect_defs(&q.definitions, root, src, &mut syntax);
+    collect_imports(&q.imports, root, src, &mut syntax);
+    collect_assignments(&q.assignments, root, src, &mut syntax);
+    collect_deprecation_warnings(&q.deprecations, root, src, &mut syntax);
+    (syntax, diags)
+}
+
+fn first_error_line(node: Node) -> Option<usize> {
+    if node.is_error() || node.is_missing() {
+        return Some(line_of(node));
+    }
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if child.has_error()
+            && let Some(l) = first_error_line(child)
+        {
+            return Some(l);
+        }
+    }
+    None
+}
+
+/// The nearest enclosing class or function definition of `node` (not `node` itself).
+fn enclosing_def(node: Node) -> Option<Node> {
+    let mut cur = node.parent();
+    while let Some(n) = cur {
+        if matches!(n.kind(), "class_definition" | "function_definition") {
+            return Some(n);
+        }
+        cur = n.parent();
+    }
+    None
+}
+
+/// Path of class names from the module down to `node`'s container, or `None` when some
+/// container is a function (the definition is local, not API).
+fn class_path(node: Node, src: &[u8]) -> Option<Vec<String>> {
+    let mut path = Vec::new();
+    let mut cur = enclosing_def(node);
+    while let Some(n) = cur {
+        if n.kind() == "function_definition" {
+            return None;
+        }
+        path.push(text(n.child_by_field_name("name")?, src).to_string());
+        cur = enclosing_def(n);
+    }
+    path.reverse();
+    Some(path)
+}
+
+fn collect_defs(query: &Query, root: Node, src: &[u8], syntax: &mut ModuleSyntax) {
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, root, src);
+    let names = query.capture_names();
+    while let Some(m) = matches.next() {
+        let mut def_node = None;
+        let mut params = None;
+        let mut returns = None;
+        let mut bases = None;
+        let mut body = None;
+        for c in m.captures() {
+            match names[c.index as usize] {
+                "definition.class" | "definition.function" => def_node = Some(c.node),
+                "params" => params = Some(c.node),
+                "returns" => returns = Some(c.node),
+                "bases" => bases = Some(c.node),
+                "body" => body = Some(c.node),
+                _ => {}
+            }
+        }
+        let Some(node) = def_node else { continue };
+        let Some(path) = class_path(node, src) else {
+            continue;
+        };
+        let def = build_def(node, params, returns, bases, body, src);
+        insert_def(&mut syntax.defs, &path, def);
+    }
+    for d in &mut syntax.defs {
+        fold_overloads(d);
+    }
+    fold_overloads_list(&mut syntax.defs);
+}
+
+fn insert_def(defs: &mut Vec<Def>, path: &[String], def: Def) {
+    match path.split_first() {
+        None => defs.push(def),
+        Some((head, rest)) => {
+            // The last class of that name is the one in scope at this point of the file.
+            if let Some(parent) = defs
+                .iter_mut()
+                .rev()
+                .find(|d| d.kind == DefKind::Class && &d.name == head)
+            {
+                insert_def(&mut parent.members, rest, def);
+            }
+        }
+    }
+}
+
+/// Merges `@overload` stubs into the implementation that follows them, and property setters
+/// into their getter; recursively for class members.
+fn fold_overloads(def: &mut Def) {
+    for m in &mut def.members {
+        fold_overloads(m);
+    }
+    fold_overloads_list(&mut def.members);
+}
+
+fn fold_overloads_list(defs: &mut Vec<Def>) {
+    let mut out: Vec<Def> = Vec::with_capacity(defs.len());
+    let mut pending: Vec<(String, Vec<Param>, Def)> = Vec::new();
+    for d in defs.drain(..) {
+        if d.kind == DefKind::Function && d.has_decorator(&["overload"]) {
+            pending.push((d.name.clone(), d.params.clone(), d));
+            continue;
+        }
+        // `@x.setter` / `@x.deleter`: part of the property `x` already seen.
+        if d.kind == DefKind::Function
+            && d.decorators.iter().any(|dec| {
+                dec == &format!("{}.setter", d.name) || dec == &format!("{}.deleter", d.name)
+            })
+            && out.iter().any(|o| o.name == d.name)
+        {
+            continue;
+        }
+        let mut d = d;
+        if d.kind == DefKind::Function {
+            let mine: Vec<Vec<Param>> = pending
+                .iter()
+                .filter(|(n, _, _)| *n == d.name)
+                .map(|(_, p, _)| p.clone())
+                .collect();
+            if !mine.is_empty() {
+                pending.retain(|(n, _, _)| *n != d.name);
+                d.overloads = mine;
+            }
+        }
+        out.push(d);
+    }
+    // Overloads without an implementation (stubs): the first one stands for the function.
+    let mut seen: Vec<String> = Vec::new();
+    for (name, _, stub) in pending {
+        if seen.contains(&name) || out.iter().any(|o| o.name == name) {
+            if let Some(first) = out.iter_mut().find(|o| o.name == name) {
+                first.overloads.push(stub.params);
+            }
+            continue;
+        }
+        seen.push(name);
+        let mut first = stub;
+        first.overloads.push(first.params.clone());
+        out.push(first);
+    }
+    *defs = out;
+}
+
+fn build_def(
+    node: Node,
+    params: Option<Node>,
+    returns: Option<Node>,
+    bases: Option<Node>,
+    body: Option<Node>,
+    src: &[u8],
+) -> Def {
+    let name = node
+        .child_by_field_name("name")
+        .map(|n| text(n, src).to_string())
+        .unwrap_or_default();
+    let kind = if node.kind() == "class_definition" {
+        DefKind::Class
+    } else {
+        DefKind::Function
+    };
+    let mut decorators = Vec::new();
+    let mut line = line_of(node);
+    if let Some(parent) = node.parent()
+        && parent.kind() == "decorated_definition"
+    {
+        let mut cursor = parent.walk();
+        for child in parent.named_children(&mut cursor) {
+            if child.kind() == "decorator" {
+                let t = text(child, src).trim_start_matches('@').trim();
+                decorators.push(collapse_ws(t));
+            }
+        }
+        line = line_of(parent);
+    }
+    // `async def`: the first token of the function definition.
+    let is_async = kind == DefKind::Function && node.child(0).is_some_and(|c| c.kind() == "async");
+    let doc = body.and_then(|b| docstring_of_block(b, src));
+    let mut deprecation = decorator_deprecation(&decorators);
+    if deprecation.is_none() {
+        deprecation = doc.as_deref().and_then(docstring_deprecation);
+    }
+    let mut def = Def {
+        name,
+        kind,
+        line,
+        params: params.map(|p| parse_params(p, src)).unwrap_or_default(),
+        returns: returns.map(|r| collapse_ws(text(r, src))),
+        is_async,
+        doc,
+        decorators,
+        bases: Vec::new(),
+        deprecation,
+        overloads: Vec::new(),
+        members: Vec::new(),
+        member_aliases: Vec::new(),
+        fields: Vec::new(),
+    };
+    if let Some(b) = bases {
+        let mut cursor = b.walk();
+        for arg in b.named_children(&mut cursor) {
+            if !matches!(
+                arg.kind(),
+                "keyword_argument" | "comment" | "dictionary_splat" | "list_splat"
+            ) {
+                def.bases.push(collapse_ws(text(arg, src)));
+            }
+        }
+    }
+    def
+}
+
+fn collapse_ws(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut ws = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            ws = true;
+        } else {
+            if ws
+                && !out.is_empty()
+                && !out.ends_with(['(', '[', '{'])
+                && !matches!(c, ')' | ']' | '}' | ',')
+            {
+                out.push(' ');
+            }
+            ws = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Parameters in declaration order with their exact kinds.
+pub fn parse_params(node: Node, src: &[u8]) -> Vec<Param> {
+    let mut out: Vec<Param> = Vec::new();
+    let mut keyword_only = false;
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        let kind = if keyword_only {
+            ParamKind::KeywordOnly
+        } else {
+            ParamKind::PositionalOrKeyword
+        };
+        let param = |name: Node, kind, annotation: Option<Node>, default: Option<Node>| Param {
+            name: text(name, src).to_string(),
+            kind,
+            annotation: annotation.map(|a| collapse_ws(text(a, src))),
+            default: default.map(|d| text(d, src).to_string()),
+        };
+        match child.kind() {
+            "identifier" => out.push(param(child, kind, None, None)),
+            "default_parameter" | "typed_default_parameter" => {
+                let (Some(n), Some(v)) = (
+                    child.child_by_field_name("name"),
+                    child.child_by_field_name("value"),
+                ) else {
+                    continue;
+                };
+                out.push(param(n, kind, child.child_by_field_name("type"), Some(v)));
+            }
+            "typed_parameter" => {
+                let ty = child.child_by_field_name("type");
+                let Some(inner) = child.named_child(0) else {
+                    continue;
+                };
+                match inner.kind() {
+                    "identifier" => out.push(param(inner, kind, ty, None)),
+                    "list_splat_pattern" => {
+                        keyword_only = true;
+                        if let Some(n) = inner.named_child(0) {
+                            out.push(param(n, ParamKind::VarPositional, ty, None));
+                        }
+                    }
+                    "dictionary_splat_pattern" => {
+                        if let Some(n) = inner.named_child(0) {
+                            out.push(param(n, ParamKind::VarKeyword, ty, None));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "list_splat_pattern" => {
+                keyword_only = true;
+                if let Some(n) = child.named_child(0) {
+                    out.push(param(n, ParamKind::VarPositional, None, None));
+                }
+            }
+            "dictionary_splat_pattern" => {
+                if let Some(n) = child.named_child(0) {
+                    out.push(param(n, ParamKind::VarKeyword, None, None));
+                }
+            }
+            "keyword_separator" => keyword_only = true,
+            "positional_separator" => {
+                for p in &mut out {
+                    if p.kind == ParamKind::PositionalOrKeyword {
+                        p.kind = ParamKind::PositionalOnly;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The docstring of a module or definition body: its first statement, when a string literal.
+fn docstring_of_block(block: Node, src: &[u8]) -> Option<String> {
+    let mut cursor = block.walk();
+    let first = block
+        .named_children(&mut cursor)
+        .find(|n| n.kind() != "comment")?;
+    if first.kind() != "expression_statement" {
+        return None;
+    }
+    let lit = first.named_child(0)?;
+    let raw = match lit.kind() {
+        "string" => string_literal_value(text(lit, src))?,
+        "concatenated_string" => {
+            let mut c = lit.walk();
+            lit.named_children(&mut c)
+                .filter_map(|s| string_literal_value(text(s, src)))
+                .collect::<String>()
+        }
+        _ => return None,
+    };
+    let doc = cleandoc(&raw);
+    (!doc.is_empty()).then_some(doc)
+}
+
+/// The value of a Python string literal, escapes left as written.
+pub fn string_literal_value(lit: &str) -> Option<String> {
+    let body = lit.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    for q in ["\"\"\"", "'''", "\"", "'"] {
+        if body.len() >= 2 * q.len() && body.starts_with(q) && body.ends_with(q) {
+            return Some(body[q.len()..body.len() - q.len()].to_string());
+        }
+    }
+    None
+}
+
+/// `inspect.cleandoc`: strip the common indentation of lines after the first, and blank edges.
+pub fn cleandoc(doc: &str) -> String {
+    let lines: Vec<&str> = doc.lines().collect();
+    let indent = lines
+        .iter()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    for (i, l) in lines.iter().enumerate() {
+        if i == 0 {
+            out.push(l.trim().to_string());
+        } else {
+            out.push(
+                l.get(indent..)
+                    .unwrap_or(l.trim_start())
+                    .trim_end()
+                    .to_string(),
+            );
+        }
+    }
+    while out.first().is_some_and(|l| l.is_empty()) {
+        out.remove(0);
+    }
+    while out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
+    }
+    out.join("\n")
+}
+
+fn decorator_deprecation(decorators: &[String]) -> Option<Deprecation> {
+    for d in decorators {
+        let head = d.split('(').next().unwrap_or(d);
+        if head.rsplit('.').next() == Some("deprecated") {
+            let message = d
+                .split_once('(')
+                .and_then(|(_, args)| first_string_literal(args));
+            return Some(Deprecation {
+                replacement: message.as_deref().and_then(replacement_in),
+                message,
+                since: None,
+                source: "decorator".into(),
+            });
+        }
+    }
+    None
+}
+
+/// `.. deprecated:: 1.2 message` in a docstring.
+fn docstring_deprecation(doc: &str) -> Option<Deprecation> {
+    let idx = doc.find(".. deprecated::")?;
+    let rest = &doc[idx + ".. deprecated::".len()..];
+    let mut lines = rest.lines();
+    let first = lines.next().unwrap_or("").trim();
+    let (since, tail) = match first.split_once(char::is_whitespace) {
+        Some((v, t)) => (v.to_string(), t.trim().to_string()),
+        None => (first.to_string(), String::new()),
+    };
+    let mut message = tail;
+    for l in lines {
+        if l.trim().is_empty() {
+            break;
+        }
+        if !message.is_empty() {
+            message.push(' ');
+        }
+        message.push_str(l.trim());
+    }
+    Some(Deprecation {
+        since: (!since.is_empty()).then_some(since),
+        replacement: replacement_in(&message),
+        message: (!message.is_empty()).then_some(message),
+        source: "docstring".into(),
+    })
+}
+
+/// The first string literal in an argument list's source text.
+fn first_string_literal(args: &str) -> Option<String> {
+    let start = args.find(['"', '\''])?;
+    let quote = args[start..].chars().next()?;
+    let triple: String = std::iter::repeat_n(quote, 3).collect();
+    let body = &args[start..];
+    let (open, close) = if body.starts_with(&triple) {
+        (3, triple.as_str())
+    } else {
+        (1, &body[..1])
+    };
+    let end = body[open..].find(close)?;
+    Some(body[open..open + end].to_string())
+}
+
+/// A dotted name that a deprecation message points to: "use X instead", "replaced by X".
+pub fn replacement_in(message: &str) -> Option<String> {
+    let lower = message.to_lowercase();
+    for key in [
+        "use ",
+        "replaced by ",
+        "in favor of ",
+        "in favour of ",
+        "instead of this, ",
+    ] {
+        if let Some(pos) = lower.find(key) {
+            let after = &message[pos + key.len()..];
+            let token: String = after
+                .trim_start_matches(['`', '\'', '"', ':', ' '])
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '.'))
+                .collect();
+            let token = token.trim_end_matches('.').to_string();
+            let looks_like_code = token.contains(['.', '_'])
+                || token.chars().any(|c| c.is_uppercase())
+                || after.trim_start().starts_with(['`', '\'', '"']);
+            if !token.is_empty() && looks_like_code {
+                return Some(token);
+            }
+        }
+    }
+    None
+}
+
+/// Whether an import or assignment is at module level (possibly inside `if`/`try`/`with`).
+fn at_module_level(node: Node) -> bool {
+    enclosing_def(node).is_none()
+}
+
+fn absolute_module(current: &str, is_package: bool, relative: &str) -> Option<String> {
+    let dots = relative.chars().take_while(|c| *c == '.').count();
+    let rest = &relative[dots..];
+    if dots == 0 {
+        return Some(rest.to_string());
+    }
+    let mut parts: Vec<&str> = current.split('.').collect();
+    // In a plain module, one dot means its package; in a package, the package itself.
+    let up = if is_package { dots - 1 } else { dots };
+    if up > parts.len() {
+        return None;
+    }
+    parts.truncate(parts.len() - up);
+    if !rest.is_empty() {
+        parts.push(rest);
+    }
+    Some(parts.join("."))
+}
+
+fn collect_imports(query: &Query, root: Node, src: &[u8], syntax: &mut ModuleSyntax) {
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, root, src);
+    while let Some(m) = matches.next() {
+        let Some(c) = m.captures().first() else {
+            continue;
+        };
+        let node = c.node;
+        if !at_module_level(node) {
+            continue;
+        }
+        let line = line_of(node);
+        match node.kind() {
+            "import_statement" => {
+                let mut w = node.walk();
+                for n in node.children_by_field_name("name", &mut w) {
+                    let (dotted, alias) = match n.kind() {
+                        "aliased_import" => (
+                            n.child_by_field_name("name").map(|x| text(x, src)),
+                            n.child_by_field_name("alias").map(|x| text(x, src)),
+                        ),
+                        _ => (Some(text(n, src)), None),
+                    };
+                    let Some(dotted) = dotted else { continue };
+                    let (name, target) = match alias {
+                        Some(a) => (a.to_string(), dotted.to_string()),
+                        None => {
+                            let head = dotted.split('.').next().unwrap_or(dotted);
+                            (head.to_string(), head.to_string())
+                        }
+                    };
+                    syntax.bindings.push(Binding {
+                        name,
+                        target: BindingTarget::Module(target),
+                        line,
+                    });
+                }
+            }
+            "import_from_statement" => {
+                let Some(module_node) = node.child_by_field_name("module_name") else {
+                    continue;
+                };
+                let Some(module) =
+                    absolute_module(&syntax.name, syntax.is_package, text(module_node, src))
+                else {
+                    continue;
+                };
+                let mut w = node.walk();
+                if node
+                    .named_children(&mut w)
+                    .any(|n| n.kind() == "wildcard_import")
+                {
+                    syntax.star_imports.push(module);
+                    continue;
+                }
+                let mut w = node.walk();
+                for n in node.children_by_field_name("name", &mut w) {
+                    let (name, alias) = match n.kind() {
+                        "aliased_import" => (
+                            n.child_by_field_name("name").map(|x| text(x, src)),
+                            n.child_by_field_name("alias").map(|x| text(x, src)),
+                        ),
+                        _ => (Some(text(n, src)), None),
+                    };
+                    let Some(name) = name else { continue };
+                    syntax.bindings.push(Binding {
+                        name: alias.unwrap_or(name).to_string(),
+                        target: BindingTarget::FromImport {
+                            module: module.clone(),
+                            name: name.to_string(),
+                        },
+                        line,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// String elements of a list/tuple literal (`["a", "b"]`); `None` when not a literal.
+fn string_list(node: Node, src: &[u8]) -> Option<Vec<String>> {
+    let node = if node.kind() == "argument_list" {
+        node.named_child(0)?
+    } else {
+        node
+    };
+    if !matches!(
+        node.kind(),
+        "list" | "tuple" | "string" | "parenthesized_expression"
+    ) {
+        return None;
+    }
+    if node.kind() == "string" {
+        return string_literal_value(text(node, src)).map(|s| vec![s]);
+    }
+    let mut out = Vec::new();
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        match child.kind() {
+            "string" => out.push(string_literal_value(text(child, src))?),
+            "comment" => {}
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+fn collect_assignments(query: &Query, root: Node, src: &[u8], syntax: &mut ModuleSyntax) {
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, root, src);
+    let names = query.capture_names();
+    while let Some(m) = matches.next() {
+        let mut stmt = None;
+        let mut name = None;
+        let mut value = None;
+        let mut ty = None;
+        let mut pattern = "";
+        for c in m.captures() {
+            match names[c.index as usize] {
+                p @ ("assignment" | "assignment.augmented" | "assignment.call") => {
+                    stmt = Some(c.node);
+                    pattern = p;
+                }
+                "name" => name = Some(text(c.node, src)),
+                "value" => value = Some(c.node),
+                "type" => ty = Some(c.node),
+                _ => {}
+            }
+        }
+        let (Some(stmt), Some(name)) = (stmt, name) else {
+            continue;
+        };
+        let container = enclosing_def(stmt);
+        if let Some(cls) = container {
+            if cls.kind() != "class_definition" || pattern != "assignment" {
+                continue;
+            }
+            let Some(path) = class_path(stmt, src) else {
+                continue;
+            };
+            let Some(def) = find_class_mut(&mut syntax.defs, &path) else {
+                continue;
+            };
+            if let Some(t) = ty {
+                def.fields.push(Field {
+                    name: name.to_string(),
+                    annotation: collapse_ws(text(t, src)),
+                    default: value.map(|v| text(v, src).to_string()),
+                });
+            } else if let Some(v) = value
+                && v.kind() == "identifier"
+            {
+                def.member_aliases
+                    .push((name.to_string(), text(v, src).to_string()));
+            }
+            continue;
+        }
+        if name == "__all__" {
+            let Some(items) = value.and_then(|v| string_list(v, src)) else {
+                continue;
+            };
+            match pattern {
+                "assignment" => syntax.all = Some(items),
+                _ => syntax.all.get_or_insert_with(Vec::new).extend(items),
+            }
+            continue;
+        }
+        if pattern == "assignment"
+            && let Some(v) = value
+            && matches!(v.kind(), "identifier" | "attribute")
+        {
+            let expr = text(v, src);
+            if expr
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            {
+                syntax.bindings.push(Binding {
+                    name: name.to_string(),
+                    target: BindingTarget::Expr(expr.to_string()),
+                    line: line_of(stmt),
+                });
+            }
+        }
+    }
+}
+
+fn find_class_mut<'a>(defs: &'a mut [Def], path: &[String]) -> Option<&'a mut Def> {
+    let (head, rest) = path.split_first()?;
+    let d = defs
+        .iter_mut()
+        .rev()
+        .find(|d| d.kind == DefKind::Class && &d.name == head)?;
+    if rest.is_empty() {
+        Some(d)
+    } else {
+        find_class_mut(&mut d.members, rest)
+    }
+}
+
+fn collect_deprecation_warnings(query: &Query, root: Node, src: &[u8], syntax: &mut ModuleSyntax) {
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, root, src);
+    let names = query.capture_names();
+    while let Some(m) = matches.next() {
+        let Some(call) = m
+            .captures()
+            .iter()
+            .find(|c| names[c.index as usize] == "deprecation.warning")
+            .map(|c| c.node)
+        else {
+            continue;
+        };
+        // `category=` must be the keyword when a keyword is used.
+        if let Some(k) = m
+            .captures()
+            .iter()
+            .find(|c| names[c.index as usize] == "keyword")
+            && text(k.node, src) != "category"
+        {
+            continue;
+        }
+        let message = call
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+            .and_then(|a| match a.kind() {
+                "string" => string_literal_value(text(a, src)),
+                "concatenated_string" => Some(text(a, src).to_string()),
+                _ => None,
+            })
+            .map(|s: String| collapse_ws(&s));
+        let dep = Deprecation {
+            replacement: message.as_deref().and_then(replacement_in),
+            message,
+            since: None,
+            source: "warning".into(),
+        };
+        // The innermost function the call sits in; `__init__` deprecates its class.
+        let Some(func) = enclosing_def(call) else {
+            syntax.deprecation.get_or_insert(dep);
+            continue;
+        };
+        if func.kind() != "function_definition" {
+            continue;
+        }
+        let Some(mut path) = class_path(func, src) else {
+            continue;
+        };
+        let Some(fname) = func
+            .child_by_field_name("name")
+            .map(|n| text(n, src).to_string())
+        else {
+            continue;
+        };
+        if fname == "__init__" && !path.is_empty() {
+            if let Some(cls) = find_class_mut(&mut syntax.defs, &path) {
+                cls.deprecation.get_or_insert(dep);
+            }
+            continue;
+        }
+        path.push(fname);
+        if let Some(d) = find_def_mut(&mut syntax.defs, &path) {
+            d.deprecation.get_or_insert(dep);
+        }
+    }
+}
+
+fn find_def_mut<'a>(defs: &'a mut [Def], path: &[String]) -> Option<&'a mut Def> {
+    let (head, rest) = path.split_first()?;
+    let d = defs.iter_mut().find(|d| &d.name == head)?;
+    if rest.is_empty() {
+        Some(d)
+    } else {
+        find_def_mut(&mut d.members, rest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_query_file_compiles_against_the_grammar() {
+        let lang = language();
+        for (stem, src) in QUERY_FILES {
+            Query::new(&lang, src).unwrap_or_else(|e| panic!("{stem}.scm: {e}"));
+        }
+        // And every .scm on disk is registered.
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/extractors/python");
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
+            assert!(
+                QUERY_FILES.iter().any(|(s, _)| *s == stem),
+                "{} is not registered in QUERY_FILES",
+                path.display()
+            );
+        }
+    }
+
+    fn module(src: &str) -> ModuleSyntax {
+        let name = ModuleName {
+            dotted: "pkg.mod".into(),
+            is_package: false,
+        };
+        let file = SourceFile {
+            path: "pkg/mod.py".into(),
+            text: src.as_bytes().to_vec(),
+        };
+        parse_module(&name, &file).0
+    }
+
+    #[test]
+    fn parameter_kinds_follow_python() {
+        let m =
+            module("def f(a, b: int = 1, /, c=2, *args: str, d, e='x', **kw) -> None:\n    pass\n");
+        let f = &m.defs[0];
+        let got: Vec<(&str, &str, Option<&str>)> = f
+            .params
+            .iter()
+            .map(|p| (p.name.as_str(), p.kind.as_str(), p.default.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a", "positional_only", None),
+                ("b", "positional_only", Some("1")),
+                ("c", "positional_or_keyword", Some("2")),
+                ("args", "var_positional", None),
+                ("d", "keyword_only", None),
+                ("e", "keyword_only", Some("'x'")),
+                ("kw", "var_keyword", None),
+            ]
+        );
+        assert_eq!(f.params[1].annotation.as_deref(), Some("int"));
+        assert_eq!(f.returns.as_deref(), Some("None"));
+        let m = module("def g(*, key): ...\n");
+        assert_eq!(m.defs[0].params[0].kind, ParamKind::KeywordOnly);
+    }
+
+    #[test]
+    fn relative_imports_resolve_against_the_package() {
+        assert_eq!(absolute_module("a.b", false, ".c").as_deref(), Some("a.c"));
+        assert_eq!(absolute_module("a.b", true, ".c").as_deref(), Some("a.b.c"));
+        assert_eq!(absolute_module("a.b", false, "..").as_deref(), Some(""));
+        assert_eq!(absolute_module("a", true, "."), Some("a".into()));
+        assert_eq!(absolute_module("a", false, "..."), None);
+    }
+
+    #[test]
+    fn deprecations_are_found_in_all_three_places() {
+        let m = module(
+            r#"
+import warnings
+class C:
+    def old(self):
+        warnings.warn("old() is deprecated; use `C.new` instead", DeprecationWarning, stacklevel=2)
+    @deprecated("Use C.newer instead")
+    def older(self): ...
+    def oldest(self):
+        """Do it.
+
+        .. deprecated:: 1.2
+           Use :meth:`new`.
+        """
+"#,
+        );
+        let c = &m.defs[0];
+        let by = |n: &str| c.members.iter().find(|d| d.name == n).unwrap();
+        let d = by("old").deprecation.clone().unwrap();
+        assert_eq!(d.replacement.as_deref(), Some("C.new"));
+        assert_eq!(d.source, "warning");
+        assert_eq!(
+            by("older")
+                .deprecation
+                .clone()
+                .unwrap()
+                .replacement
+                .as_deref(),
+            Some("C.newer")
+        );
+        assert_eq!(
+            by("oldest").deprecation.clone().unwrap().since.as_deref(),
+            Some("1.2")
+        );
+    }
+
+    #[test]
+    fn syntax_errors_are_diagnostics_and_the_rest_is_kept() {
+        let name = ModuleName {
+            dotted: "m".into(),
+            is_package: false,
+        };
+        let file = SourceFile {
+            path: "m.py".into(),
+            text: b"def ok(a):\n    pass\n\ndef bad(a:\n    pass\n\ndef later(b=1):\n    pass\n"
+                .to_vec(),
+        };
+        let (syntax, diags) = parse_module(&name, &file);
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert!(syntax.defs.iter().any(|d| d.name == "ok"));
+    }
+
+    #[test]
+    fn overloads_fold_into_the_implementation() {
+        let m = module(
+            "from typing import overload\n@overload\ndef f(x: int) -> int: ...\n@overload\ndef f(x: str) -> str: ...\ndef f(x):\n    return x\n",
+        );
+        assert_eq!(m.defs.len(), 1);
+        assert_eq!(m.defs[0].overloads.len(), 2);
+        assert_eq!(m.defs[0].params[0].annotation, None);
+    }
+
+    #[test]
+    fn all_and_aliases_are_read() {
+        let m = module(
+            "__all__ = ['A', \"b\"]\n__all__ += ('c',)\n__all__.extend(['d'])\nX = A\nimport os.path\nfrom . import sib as s\n",
+        );
+        assert_eq!(m.all.unwrap(), vec!["A", "b", "c", "d"]);
+        let bindings: Vec<(&str, &BindingTarget)> = m
+            .bindings
+            .iter()
+            .map(|b| (b.name.as_str(), &b.target))
+            .collect();
+        assert!(bindings.contains(&("X", &BindingTarget::Expr("A".into()))));
+        assert!(bindings.contains(&("os", &BindingTarget::Module("os".into()))));
+        assert!(bindings.contains(&(
+            "s",
+            &BindingTarget::FromImport {
+                module: "pkg".into(),
+                name: "sib".into()
+            }
+        )));
+    }
+
+    #[test]
+    fn module_names_come_from_paths() {
+        let m = module_name_for("click/__init__.py").unwrap();
+        assert_eq!((m.dotted.as_str(), m.is_package), ("click", true));
+        assert_eq!(
+            module_name_for("click/core.pyi").unwrap().dotted,
+            "click.core"
+        );
+        assert!(module_name_for("click-8.1.7.dist-info/RECORD").is_none());
+        assert!(module_name_for("pkg/tests/test_x.py").is_none());
+        assert!(module_name_for("my-script.py").is_none());
+    }
+}

@@ -1,0 +1,833 @@
+//! Public API resolution: which definitions users can import, under which dotted paths.
+//!
+//! Follows `from x import y`, `import x as y`, `Y = X`, `from x import *` and `__all__` across
+//! modules (cycles included), then builds class members through the C3 method resolution order
+//! so that members inherited from private bases appear on the public class.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::DiGraph;
+
+use super::{BindingTarget, Def, DefKind, ModuleSyntax};
+use crate::model::{Param, ParamKind, ReleaseFacts, Symbol, SymbolKind};
+
+/// What a name in a module's namespace refers to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Target {
+    /// A definition: module index and the path of names inside it (`["Client", "get"]`).
+    Def(usize, Vec<String>),
+    Module(usize),
+    External(String),
+}
+
+struct Resolver<'a> {
+    modules: &'a [ModuleSyntax],
+    by_name: HashMap<&'a str, usize>,
+    /// Names each module exports to `from m import *`, computed in import-graph order.
+    star_exports: Vec<BTreeSet<String>>,
+}
+
+/// Cap on alias chains (`A = B`, `from x import A`...) followed for one name.
+const MAX_CHAIN: usize = 64;
+
+pub fn resolve(modules: Vec<ModuleSyntax>) -> ReleaseFacts {
+    let by_name = modules
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.name.as_str(), i))
+        .collect();
+    let mut r = Resolver {
+        modules: &modules,
+        by_name,
+        star_exports: vec![BTreeSet::new(); modules.len()],
+    };
+    r.compute_star_exports();
+    let mut facts = ReleaseFacts::default();
+    r.build(&mut facts);
+    facts
+}
+
+fn is_public_name(n: &str) -> bool {
+    !n.starts_with('_')
+}
+
+fn is_public_path(p: &str) -> bool {
+    p.split('.').all(is_public_name)
+}
+
+impl<'a> Resolver<'a> {
+    fn module(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    fn find_def(&self, module: usize, path: &[String]) -> Option<&'a Def> {
+        let (head, rest) = path.split_first()?;
+        let mut d = self.modules[module].defs.iter().find(|d| &d.name == head)?;
+        for p in rest {
+            d = d.members.iter().find(|m| &m.name == p)?;
+        }
+        Some(d)
+    }
+
+    /// Star-export sets need a fixpoint where modules star-import each other: process the import
+    /// graph's strongly connected components in dependency order, iterating inside each one.
+    fn compute_star_exports(&mut self) {
+        let mut graph = DiGraph::<usize, ()>::new();
+        let nodes: Vec<_> = (0..self.modules.len()).map(|i| graph.add_node(i)).collect();
+        for (i, m) in self.modules.iter().enumerate() {
+            for s in &m.star_imports {
+                if let Some(j) = self.module(s) {
+                    graph.add_edge(nodes[i], nodes[j], ());
+                }
+            }
+        }
+        // tarjan_scc yields components in reverse topological order: dependencies first.
+        for scc in tarjan_scc(&graph) {
+            loop {
+                let mut changed = false;
+                for n in &scc {
+                    let i = graph[*n];
+                    let names = self.own_star_names(i);
+                    if names != self.star_exports[i] {
+                        self.star_exports[i] = names;
+                        changed = true;
+                    }
+                }
+                if !changed || scc.len() == 1 {
+                    break;
+                }
+            }
+        }
+    }
+
+    fn own_star_names(&self, i: usize) -> BTreeSet<String> {
+        let m = &self.modules[i];
+        if let Some(all) = &m.all {
+            return all.iter().cloned().collect();
+        }
+        let mut names: BTreeSet<String> = m
+            .defs
+            .iter()
+            .map(|d| d.name.clone())
+            .chain(m.bindings.iter().map(|b| b.name.clone()))
+            .filter(|n| is_public_name(n))
+            .collect();
+        for s in &m.star_imports {
+            if let Some(j) = self.module(s) {
+                names.extend(self.star_exports[j].iter().cloned());
+            }
+        }
+        names
+    }
+
+    /// Every name bound in a module, in no particular order.
+    fn namespace(&self, i: usize) -> BTreeSet<String> {
+        let mut names = self.own_star_names_all(i);
+        for s in &self.modules[i].star_imports {
+            if let Some(j) = self.module(s) {
+                names.extend(self.star_exports[j].iter().cloned());
+            }
+        }
+        names
+    }
+
+    fn own_star_names_all(&self, i: usize) -> BTreeSet<String> {
+        let m = &self.modules[i];
+        m.defs
+            .iter()
+            .map(|d| d.name.clone())
+            .chain(m.bindings.iter().map(|b| b.name.clone()))
+            .collect()
+    }
+
+    /// Resolves `name` as seen in module `i`.
+    fn resolve_name(
+        &self,
+        i: usize,
+        name: &str,
+        seen: &mut HashSet<(usize, String)>,
+    ) -> Option<Target> {
+        if seen.len() > MAX_CHAIN || !seen.insert((i, name.to_string())) {
+            return None;
+        }
+        let m = &self.modules[i];
+        if m.defs.iter().any(|d| d.name == name) {
+            return Some(Target::Def(i, vec![name.to_string()]));
+        }
+        if let Some(b) = m.bindings.iter().find(|b| b.name == name) {
+            let t = match &b.target {
+                BindingTarget::Module(target) => Some(match self.module(target) {
+                    Some(j) => Target::Module(j),
+                    None => Target::External(target.clone()),
+                }),
+                BindingTarget::FromImport { module, name } => match self.module(module) {
+                    Some(j) => self
+                        .resolve_name(j, name, seen)
+                        .or_else(|| self.module(&format!("{module}.{name}")).map(Target::Module)),
+                    None => match self.module(&format!("{module}.{name}")) {
+                        Some(j) => Some(Target::Module(j)),
+                        None => Some(Target::External(format!("{module}.{name}"))),
+                    },
+                },
+                BindingTarget::Expr(expr) => self.resolve_expr(i, expr, seen),
+            };
+            if t.is_some() {
+                return t;
+            }
+        }
+        for s in &m.star_imports {
+            if let Some(j) = self.module(s)
+                && self.star_exports[j].contains(name)
+                && let Some(t) = self.resolve_name(j, name, seen)
+            {
+                return Some(t);
+            }
+        }
+        // A submodule is an attribute of its package once imported.
+        if m.is_package {
+            return self
+                .module(&format!("{}.{name}", m.name))
+                .map(Target::Module);
+        }
+        None
+    }
+
+    /// Resolves a dotted expression (`Base`, `models.Base`, `Generic[T]`) in module `i`.
+    fn resolve_expr(
+        &self,
+        i: usize,
+        expr: &str,
+        seen: &mut HashSet<(usize, String)>,
+    ) -> Option<Target> {
+        let expr = expr.split('[').next().unwrap_or(expr).trim();
+        let mut parts = expr.split('.');
+        let head = parts.next()?;
+        let mut t = self.resolve_name(i, head, seen)?;
+        for p in parts {
+            t = match t {
+                Target::Module(j) => self
+                    .resolve_name(j, p, seen)
+                    .or_else(|| Some(Target::External(format!("{}.{p}", self.modules[j].name))))?,
+                Target::Def(j, mut path) => {
+                    let mut path2 = path.clone();
+                    path2.push(p.to_string());
+                    self.find_def(j, &path2)?;
+                    path.push(p.to_string());
+                    Target::Def(j, path)
+                }
+                Target::External(e) => Target::External(format!("{e}.{p}")),
+            };
+        }
+        Some(t)
+    }
+
+    fn def_path(&self, module: usize, path: &[String]) -> String {
+        format!("{}.{}", self.modules[module].name, path.join("."))
+    }
+
+    fn build(&mut self, facts: &mut ReleaseFacts) {
+        // 1. Public paths of every top-level definition.
+        let mut public: BTreeMap<(usize, String), BTreeSet<String>> = BTreeMap::new();
+        for (i, m) in self.modules.iter().enumerate() {
+            if !is_public_path(&m.name) {
+                continue;
+            }
+            facts.symbols.push(Symbol {
+                qualified_name: m.name.clone(),
+                aliases: vec![],
+                defined_in: m.name.clone(),
+                kind: SymbolKind::Module,
+                params: vec![],
+                has_signature: false,
+                returns: None,
+                is_async: false,
+                doc: m.doc.clone(),
+                decorators: vec![],
+                bases: vec![],
+                overloads: vec![],
+                deprecation: m.deprecation.clone(),
+                inherited_from: None,
+                parent: m.name.rsplit_once('.').map(|(p, _)| p.to_string()),
+                file: m.file.clone(),
+                line: 1,
+            });
+            let mut names: BTreeSet<String> = m.all.iter().flatten().cloned().collect();
+            let declared = names.clone();
+            if m.is_package || m.all.is_none() {
+                names.extend(self.namespace(i).into_iter().filter(|n| is_public_name(n)));
+            }
+            for n in names {
+                let mut seen = HashSet::new();
+                let Some(Target::Def(j, path)) = self.resolve_name(i, &n, &mut seen) else {
+                    continue;
+                };
+                if path.len() != 1 {
+                    continue;
+                }
+                // Plain modules without __all__ export only what they define themselves.
+                if !m.is_package && !declared.contains(&n) && j != i {
+                    continue;
+                }
+                public
+                    .entry((j, path[0].clone()))
+                    .or_default()
+                    .insert(format!("{}.{n}", m.name));
+            }
+        }
+        // 2. Canonical names: the shortest public path, preferring one that ends in the own name.
+        let mut canon: HashMap<(usize, String), (String, Vec<String>)> = HashMap::new();
+        for ((j, name), paths) in &public {
+            let mut sorted: Vec<&String> = paths.iter().collect();
+            sorted.sort_by_key(|p| {
+                (
+                    p.matches('.').count(),
+                    !p.ends_with(&format!(".{name}")),
+                    p.len(),
+                    (*p).clone(),
+                )
+            });
+            let c = sorted[0].clone();
+            let aliases = sorted[1..].iter().map(|s| (*s).clone()).collect();
+            canon.insert((*j, name.clone()), (c, aliases));
+        }
+        // 3. Symbols for classes and functions, then class members.
+        let mut keys: Vec<&(usize, String)> = canon.keys().collect();
+        keys.sort();
+        let mut member_aliases: Vec<(String, String)> = Vec::new();
+        for key in keys {
+            let (j, name) = key;
+            let (q, aliases) = &canon[key];
+            let Some(def) = self.find_def(*j, std::slice::from_ref(name)) else {
+                continue;
+            };
+            let file = &self.modules[*j].file;
+            match def.kind {
+                DefKind::Function => {
+                    facts.symbols.push(function_symbol(
+                        def,
+                        q.clone(),
+                        aliases.clone(),
+                        self.def_path(*j, std::slice::from_ref(name)),
+                        SymbolKind::Function,
+                        None,
+                        parent_of(q),
+                        file,
+                    ));
+                }
+                DefKind::Class => {
+                    self.class_symbols(*j, name, q, aliases, &canon, facts, &mut member_aliases);
+                }
+            }
+        }
+        // 4. Members inherited from public bases are aliases of the base's own member.
+        let index: HashMap<String, usize> = facts
+            .symbols
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.qualified_name.clone(), i))
+            .collect();
+        for (alias, target) in member_aliases {
+            if index.contains_key(&alias) {
+                continue;
+            }
+            if let Some(&i) = index.get(&target) {
+                let s = &mut facts.symbols[i];
+                if !s.aliases.contains(&alias) {
+                    s.aliases.push(alias);
+                }
+            }
+        }
+        for s in &mut facts.symbols {
+            s.aliases.sort();
+            s.aliases.dedup();
+        }
+        facts
+            .symbols
+            .sort_by(|a, b| a.qualified_name.cmp(&b.qualified_name));
+    }
+
+    /// The C3 linearisation of a class, as resolved targets (external bases included as such).
+    fn mro(&self, class: &Target, depth: usize) -> Vec<Target> {
+        let Target::Def(j, path) = class else {
+            return vec![class.clone()];
+        };
+        let Some(def) = self.find_def(*j, path) else {
+            return vec![class.clone()];
+        };
+        if depth > 32 {
+            return vec![class.clone()];
+        }
+        let bases: Vec<Target> = def
+            .bases
+            .iter()
+            .filter(|b| !matches!(b.as_str(), "object"))
+            .map(|b| {
+                let mut seen = HashSet::new();
+                match self.resolve_expr(*j, b, &mut seen) {
+                    Some(t @ Target::Def(..)) if &t != class => t,
+                    Some(Target::External(e)) => Target::External(e),
+                    _ => Target::External(b.split('[').next().unwrap_or(b).to_string()),
+                }
+            })
+            .collect();
+        let mut seqs: Vec<Vec<Target>> = bases.iter().map(|b| self.mro(b, depth + 1)).collect();
+        seqs.push(bases.clone());
+        let mut out = vec![class.clone()];
+        loop {
+            seqs.retain(|s| !s.is_empty());
+            if seqs.is_empty() {
+                return out;
+            }
+            let head = seqs
+                .iter()
+                .map(|s| &s[0])
+                .find(|h| !seqs.iter().any(|s| s[1..].contains(h)));
+            let Some(head) = head.cloned() else {
+                // Inconsistent hierarchy (Python would refuse it): fall back to depth-first order.
+                for s in seqs {
+                    for t in s {
+                        if !out.contains(&t) {
+                            out.push(t);
+                        }
+                    }
+                }
+                return out;
+            };
+            out.push(head.clone());
+            for s in &mut seqs {
+                if s[0] == head {
+                    s.remove(0);
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn class_symbols(
+        &self,
+        j: usize,
+        name: &str,
+        q: &str,
+        aliases: &[String],
+        canon: &HashMap<(usize, String), (String, Vec<String>)>,
+        facts: &mut ReleaseFacts,
+        member_aliases: &mut Vec<(String, String)>,
+    ) {
+        let path = vec![name.to_string()];
+        let def = self.find_def(j, &path).expect("resolved class exists");
+        let file = &self.modules[j].file;
+        let this = Target::Def(j, path.clone());
+        let mro = self.mro(&this, 0);
+        let (params, has_signature, overloads) = self.constructor(&mro);
+        let mut class = function_symbol(
+            def,
+            q.to_string(),
+            aliases.to_vec(),
+            self.def_path(j, &path),
+            SymbolKind::Class,
+            None,
+            parent_of(q),
+            file,
+        );
+        class.params = params;
+        class.has_signature = has_signature;
+        class.overloads = overloads;
+        class.returns = None;
+        class.bases = mro
+            .iter()
+            .skip(1)
+            .filter_map(|t| match t {
+                Target::Def(k, p) if p.len() == 1 => Some(
+                    canon
+                        .get(&(*k, p[0].clone()))
+                        .map(|(c, _)| c.clone())
+                        .unwrap_or_else(|| self.def_path(*k, p)),
+                ),
+                Target::External(e) => Some(e.clone()),
+                _ => None,
+            })
+            .take(def.bases.len().max(1))
+            .collect();
+        if def.bases.is_empty() {
+            class.bases.clear();
+        }
+        facts.symbols.push(class);
+
+        let mut seen: HashSet<String> = HashSet::new();
+        for owner in &mro {
+            let Target::Def(k, opath) = owner else {
+                continue;
+            };
+            let Some(odef) = self.find_def(*k, opath) else {
+                continue;
+            };
+            let owner_public = if opath.len() == 1 && owner != &this {
+                canon.get(&(*k, opath[0].clone())).map(|(c, _)| c.clone())
+            } else {
+                None
+            };
+            let members = odef
+                .members
+                .iter()
+                .filter(|m| m.kind == DefKind::Function)
+                .map(|m| (m.name.clone(), m))
+                .chain(odef.member_aliases.iter().filter_map(|(alias, target)| {
+                    odef.members
+                        .iter()
+                        .find(|m| &m.name == target && m.kind == DefKind::Function)
+                        .map(|m| (alias.clone(), m))
+                }));
+            for (mname, m) in members {
+                if !is_public_name(&mname) || !seen.insert(mname.clone()) {
+                    continue;
+                }
+                if let Some(base_q) = &owner_public {
+                    for a in std::iter::once(q).chain(aliases.iter().map(String::as_str)) {
+                        member_aliases.push((format!("{a}.{mname}"), format!("{base_q}.{mname}")));
+                    }
+                    continue;
+                }
+                let kind = member_kind(m);
+                let mut sym = function_symbol(
+                    m,
+                    format!("{q}.{mname}"),
+                    aliases.iter().map(|a| format!("{a}.{mname}")).collect(),
+                    format!("{}.{mname}", self.def_path(*k, opath)),
+                    kind,
+                    (owner != &this).then(|| self.def_path(*k, opath)),
+                    Some(q.to_string()),
+                    &self.modules[*k].file,
+                );
+                mangle(
+                    &mut sym.params,
+                    opath.last().map(String::as_str).unwrap_or(""),
+                );
+                for o in &mut sym.overloads {
+                    mangle(o, opath.last().map(String::as_str).unwrap_or(""));
+                }
+                if kind == SymbolKind::Property {
+                    sym.params.clear();
+                    sym.has_signature = false;
+                } else if kind != SymbolKind::Staticmethod {
+                    drop_receiver(&mut sym.params);
+                    for o in &mut sym.overloads {
+                        drop_receiver(o);
+                    }
+                }
+                facts.symbols.push(sym);
+            }
+        }
+    }
+
+    /// The constructor along the MRO: the first `__init__` (receiver dropped), a synthesised
+    /// dataclass/NamedTuple signature, or nothing when it comes from outside the release.
+    fn constructor(&self, mro: &[Target]) -> (Vec<Param>, bool, Vec<Vec<Param>>) {
+        for (pos, t) in mro.iter().enumerate() {
+            match t {
+                Target::Def(k, p) => {
+                    let Some(def) = self.find_def(*k, p) else {
+                        return (vec![], false, vec![]);
+                    };
+                    if let Some(init) = def.members.iter().find(|m| m.name == "__init__") {
+                        let mut params = init.params.clone();
+                        drop_receiver(&mut params);
+                        mangle(&mut params, &def.name);
+                        let mut overloads = init.overloads.clone();
+                        for o in &mut overloads {
+                            drop_receiver(o);
+                        }
+                        return (params, true, overloads);
+                    }
+                    if is_synthesised(def) {
+                        return (self.synthesised_fields(&mro[pos..]), true, vec![]);
+                    }
+                    if let Some(new) = def.members.iter().find(|m| m.name == "__new__") {
+                        let mut params = new.params.clone();
+                        drop_receiver(&mut params);
+                        return (params, true, vec![]);
+                    }
+                }
+                Target::External(e) => {
+                    let last = e.rsplit('.').next().unwrap_or(e);
+                    if matches!(last, "NamedTuple") {
+                        continue;
+                    }
+                    if !matches!(last, "object" | "Generic" | "ABC" | "Protocol") {
+                        return (vec![], false, vec![]);
+                    }
+                }
+                Target::Module(_) => return (vec![], false, vec![]),
+            }
+        }
+        (vec![], true, vec![])
+    }
+
+    /// Dataclass-style fields along the MRO, base classes first.
+    fn synthesised_fields(&self, mro: &[Target]) -> Vec<Param> {
+        let mut fields: Vec<Param> = Vec::new();
+        for t in mro.iter().rev() {
+            let Target::Def(k, p) = t else { continue };
+            let Some(def) = self.find_def(*k, p) else {
+                continue;
+            };
+            if !is_synthesised(def) && !def.bases.iter().any(|b| b.ends_with("NamedTuple")) {
+                continue;
+            }
+            let kw_only_all = def.decorators.iter().any(|d| d.contains("kw_only=True"));
+            for f in &def.fields {
+                if f.annotation.starts_with("ClassVar") || f.annotation.contains(".ClassVar") {
+                    continue;
+                }
+                if f.annotation == "KW_ONLY" || f.annotation.ends_with(".KW_ONLY") {
+                    continue;
+                }
+                let default = f.default.as_deref().map(field_default);
+                let param = Param {
+                    name: f.name.clone(),
+                    kind: if kw_only_all {
+                        ParamKind::KeywordOnly
+                    } else {
+                        ParamKind::PositionalOrKeyword
+                    },
+                    annotation: Some(f.annotation.clone()),
+                    default: default.flatten(),
+                };
+                if let Some(old) = fields.iter_mut().find(|x| x.name == f.name) {
+                    *old = param;
+                } else {
+                    fields.push(param);
+                }
+            }
+        }
+        fields
+    }
+}
+
+/// `field(default=1)` -> `1`; `field(default_factory=list)` -> `<factory>` as inspect shows it.
+fn field_default(text: &str) -> Option<String> {
+    let t = text.trim();
+    let call = t
+        .strip_prefix("field(")
+        .or_else(|| t.strip_prefix("dataclasses.field("))
+        .or_else(|| t.strip_prefix("attr.ib("))
+        .or_else(|| t.strip_prefix("attrs.field("));
+    let Some(args) = call else {
+        return Some(t.to_string());
+    };
+    let args = args.strip_suffix(')').unwrap_or(args);
+    for part in args.split(',') {
+        let part = part.trim();
+        if let Some(v) = part.strip_prefix("default=") {
+            return Some(v.trim().to_string());
+        }
+        if part.starts_with("default_factory=") || part.starts_with("factory=") {
+            return Some("<factory>".to_string());
+        }
+    }
+    None
+}
+
+fn is_synthesised(def: &Def) -> bool {
+    def.has_decorator(&["dataclass", "define", "frozen", "mutable", "attrs", "s"])
+        && !def.members.iter().any(|m| m.name == "__init__")
+}
+
+fn parent_of(q: &str) -> Option<String> {
+    q.rsplit_once('.').map(|(p, _)| p.to_string())
+}
+
+/// Python mangles `__name` parameters of functions defined in a class body to `_Class__name`.
+fn mangle(params: &mut [Param], class: &str) {
+    let class = class.trim_start_matches('_');
+    if class.is_empty() {
+        return;
+    }
+    for p in params {
+        if p.name.starts_with("__") && !p.name.ends_with("__") {
+            p.name = format!("_{class}{}", p.name);
+        }
+    }
+}
+
+fn drop_receiver(params: &mut Vec<Param>) {
+    if params.first().is_some_and(|p| {
+        matches!(
+            p.kind,
+            ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword
+        )
+    }) {
+        params.remove(0);
+    }
+}
+
+fn member_kind(m: &Def) -> SymbolKind {
+    if m.has_decorator(&["staticmethod"]) {
+        SymbolKind::Staticmethod
+    } else if m.has_decorator(&["classmethod"]) {
+        SymbolKind::Classmethod
+    } else if m.has_decorator(&["property", "cached_property", "getter"]) {
+        SymbolKind::Property
+    } else {
+        SymbolKind::Method
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn function_symbol(
+    def: &Def,
+    qualified_name: String,
+    aliases: Vec<String>,
+    defined_in: String,
+    kind: SymbolKind,
+    inherited_from: Option<String>,
+    parent: Option<String>,
+    file: &str,
+) -> Symbol {
+    Symbol {
+        qualified_name,
+        aliases,
+        defined_in,
+        kind,
+        params: def.params.clone(),
+        has_signature: def.kind == DefKind::Function,
+        returns: def.returns.clone(),
+        is_async: def.is_async,
+        doc: def.doc.clone(),
+        decorators: def.decorators.clone(),
+        bases: def.bases.clone(),
+        overloads: def.overloads.clone(),
+        deprecation: def.deprecation.clone(),
+        inherited_from,
+        parent,
+        file: file.to_string(),
+        line: def.line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::SourceFile;
+    use crate::extract::python::extract;
+    use crate::model::SymbolKind;
+
+    fn files(list: &[(&str, &str)]) -> Vec<SourceFile> {
+        list.iter()
+            .map(|(p, t)| SourceFile {
+                path: p.to_string(),
+                text: t.as_bytes().to_vec(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reexports_make_private_definitions_public() {
+        let facts = extract(&files(&[
+            (
+                "pkg/__init__.py",
+                "from ._impl import Client, helper as assist\nfrom .models import *\n__all__ = ['Client', 'assist', 'Model']\n",
+            ),
+            (
+                "pkg/_impl.py",
+                "from .models import Model\nclass _Base:\n    def ping(self, t=1): ...\n    def _hidden(self): ...\nclass Client(_Base):\n    def __init__(self, key, /, *, timeout=30.0): ...\n    @property\n    def name(self): ...\n    @staticmethod\n    def make(x): ...\n    def run(self, t=2): ...\n    get = run\ndef helper(a, *args, **kw): ...\n",
+            ),
+            (
+                "pkg/models.py",
+                "from . import _impl\n__all__ = ['Model']\nclass Model:\n    @classmethod\n    def load(cls, data): ...\ndef not_exported(): ...\n",
+            ),
+        ]));
+        let get = |n: &str| {
+            facts
+                .symbols
+                .iter()
+                .find(|s| s.qualified_name == n)
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{n} missing; have {:?}",
+                        facts
+                            .symbols
+                            .iter()
+                            .map(|s| &s.qualified_name)
+                            .collect::<Vec<_>>()
+                    )
+                })
+        };
+        let client = get("pkg.Client");
+        assert_eq!(client.defined_in, "pkg._impl.Client");
+        assert_eq!(client.kind, SymbolKind::Class);
+        let names: Vec<_> = client
+            .params
+            .iter()
+            .map(|p| (p.name.as_str(), p.kind.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![("key", "positional_only"), ("timeout", "keyword_only")]
+        );
+        let ping = get("pkg.Client.ping");
+        assert_eq!(ping.inherited_from.as_deref(), Some("pkg._impl._Base"));
+        assert_eq!(ping.params[0].name, "t");
+        assert_eq!(get("pkg.Client.name").kind, SymbolKind::Property);
+        assert_eq!(get("pkg.Client.make").params[0].name, "x");
+        assert_eq!(
+            get("pkg.Client.get").params[0].default.as_deref(),
+            Some("2")
+        );
+        assert_eq!(get("pkg.assist").defined_in, "pkg._impl.helper");
+        let model = get("pkg.Model");
+        assert_eq!(model.aliases, vec!["pkg.models.Model"]);
+        assert_eq!(get("pkg.Model.load").kind, SymbolKind::Classmethod);
+        assert!(get("pkg.Model.load").params.iter().all(|p| p.name != "cls"));
+        assert!(
+            facts
+                .symbols
+                .iter()
+                .all(|s| !s.qualified_name.contains("_hidden"))
+        );
+        assert!(
+            facts
+                .symbols
+                .iter()
+                .all(|s| s.qualified_name != "pkg.models.not_exported")
+        );
+    }
+
+    #[test]
+    fn import_cycles_terminate() {
+        let facts = extract(&files(&[
+            ("c/__init__.py", "from .a import *\nfrom .b import *\n"),
+            ("c/a.py", "from .b import *\nX = Y\ndef fa(): ...\n"),
+            ("c/b.py", "from .a import *\nY = X\ndef fb(): ...\n"),
+        ]));
+        let names: Vec<_> = facts
+            .symbols
+            .iter()
+            .map(|s| s.qualified_name.as_str())
+            .collect();
+        assert!(
+            names.contains(&"c.fa") && names.contains(&"c.fb"),
+            "{names:?}"
+        );
+    }
+
+    #[test]
+    fn public_base_members_are_aliases_on_the_subclass() {
+        let facts = extract(&files(&[(
+            "p/__init__.py",
+            "class Base:\n    def run(self, a): ...\nclass Sub(Base):\n    pass\n@dataclass\nclass D:\n    x: int\n    y: str = 'a'\n",
+        )]));
+        let run = facts
+            .symbols
+            .iter()
+            .find(|s| s.qualified_name == "p.Base.run")
+            .unwrap();
+        assert_eq!(run.aliases, vec!["p.Sub.run"]);
+        let d = facts
+            .symbols
+            .iter()
+            .find(|s| s.qualified_name == "p.D")
+            .unwrap();
+        assert_eq!(d.params.len(), 2);
+        assert_eq!(d.params[1].default.as_deref(), Some("'a'"));
+    }
+}
