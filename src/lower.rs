@@ -1,0 +1,215 @@
+//! Facts to quads: the only place that mints IRIs.
+
+use oxigraph::model::{GraphName, Literal, NamedNode, NamedNodeRef, Quad, Term};
+
+use crate::model::{PackageId, Param, ReleaseFacts, Symbol, SymbolKind};
+use crate::vocab::{rdf, rg};
+
+/// Where a release came from, recorded on the release node.
+#[derive(Debug, Clone, Default)]
+pub struct Provenance {
+    pub source: String,
+    pub sha256: Option<String>,
+    /// RFC 3339 timestamp.
+    pub ingested_at: String,
+}
+
+/// `pkg:pypi/click#click.Group`: stable across releases of the package.
+pub fn symbol_iri(package: &PackageId, qualified_name: &str) -> String {
+    format!("{}#{}", package.purl(), escape_fragment(qualified_name))
+}
+
+/// IRIs may not hold spaces, quotes or angle brackets; names from sources rarely do, but a
+/// hostile input must not produce an invalid IRI.
+fn escape_fragment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_ascii_control() || " <>\"{}|\\^`%".contains(c) {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+pub fn kind_class(kind: SymbolKind) -> NamedNodeRef<'static> {
+    match kind {
+        SymbolKind::Module => rg::MODULE,
+        SymbolKind::Class => rg::CLASS,
+        SymbolKind::Function => rg::FUNCTION,
+        SymbolKind::Method => rg::METHOD,
+        SymbolKind::Classmethod => rg::CLASS_METHOD,
+        SymbolKind::Staticmethod => rg::STATIC_METHOD,
+        SymbolKind::Property => rg::PROPERTY,
+        SymbolKind::Attribute => rg::ATTRIBUTE,
+    }
+}
+
+pub fn kind_of_class(iri: &str) -> Option<SymbolKind> {
+    SymbolKind::ALL
+        .into_iter()
+        .find(|k| kind_class(*k).as_str() == iri)
+}
+
+struct Writer {
+    graph: GraphName,
+    quads: Vec<Quad>,
+}
+
+impl Writer {
+    fn add(&mut self, s: &NamedNode, p: NamedNodeRef<'_>, o: impl Into<Term>) {
+        self.quads
+            .push(Quad::new(s.clone(), p, o.into(), self.graph.clone()));
+    }
+    fn str(&mut self, s: &NamedNode, p: NamedNodeRef<'_>, o: &str) {
+        self.add(s, p, Literal::new_simple_literal(o));
+    }
+}
+
+fn node(iri: String) -> NamedNode {
+    // Every IRI here is built from a Package URL plus escaped text, so it is valid.
+    NamedNode::new(iri.clone()).unwrap_or_else(|_| NamedNode::new_unchecked(escape_fragment(&iri)))
+}
+
+/// The first paragraph of a docstring.
+pub fn summary_of(doc: &str) -> String {
+    doc.split("\n\n").next().unwrap_or(doc).replace('\n', " ")
+}
+
+/// Lowers one release's facts into quads of its named graph.
+pub fn release_quads(
+    package: &PackageId,
+    version: &str,
+    facts: &ReleaseFacts,
+    provenance: &Provenance,
+) -> Vec<Quad> {
+    let release = node(package.release_purl(version));
+    let package_node = node(package.purl());
+    let mut w = Writer {
+        graph: GraphName::NamedNode(release.clone()),
+        quads: Vec::with_capacity(facts.symbols.len() * 24),
+    };
+    w.add(&release, rdf::TYPE, rg::RELEASE);
+    w.add(&release, rg::PACKAGE_PROP, package_node.clone());
+    w.str(&release, rg::VERSION, version);
+    w.str(&release, rg::SOURCE, &provenance.source);
+    if let Some(h) = &provenance.sha256 {
+        w.str(&release, rg::SHA256, h);
+    }
+    w.add(
+        &release,
+        rg::INGESTED_AT,
+        Literal::new_typed_literal(
+            &provenance.ingested_at,
+            oxigraph::model::vocab::xsd::DATE_TIME,
+        ),
+    );
+    w.add(
+        &release,
+        rg::SYMBOL_COUNT,
+        Literal::from(facts.symbols.len() as i64),
+    );
+    w.add(&package_node, rdf::TYPE, rg::PACKAGE);
+    w.str(&package_node, rg::ECOSYSTEM, &package.ecosystem);
+    w.str(&package_node, rg::PACKAGE_NAME, &package.name);
+    for (i, d) in facts.diagnostics.iter().enumerate() {
+        let n = node(format!("{}#diagnostic-{i}", release.as_str()));
+        w.add(&release, rg::DIAGNOSTIC_PROP, n.clone());
+        w.add(&n, rdf::TYPE, rg::DIAGNOSTIC);
+        w.str(&n, rg::MESSAGE, &d.message);
+        w.str(&n, rg::SOURCE_FILE, &d.file);
+        w.add(&n, rg::LINE, Literal::from(d.line as i64));
+    }
+    for s in &facts.symbols {
+        lower_symbol(&mut w, package, &release, s);
+    }
+    w.quads
+}
+
+fn lower_symbol(w: &mut Writer, package: &PackageId, release: &NamedNode, s: &Symbol) {
+    let iri = node(symbol_iri(package, &s.qualified_name));
+    let local = format!(
+        "{}#{}",
+        release.as_str(),
+        escape_fragment(&s.qualified_name)
+    );
+    w.add(&iri, rdf::TYPE, kind_class(s.kind));
+    w.str(&iri, rg::QUALIFIED_NAME, &s.qualified_name);
+    for a in &s.aliases {
+        w.str(&iri, rg::ALIAS, a);
+    }
+    w.str(&iri, rg::DEFINED_IN, &s.defined_in);
+    if let Some(p) = &s.parent {
+        w.add(&iri, rg::PARENT, node(symbol_iri(package, p)));
+    }
+    if let Some(sig) = s.signature() {
+        w.str(&iri, rg::SIGNATURE, &sig);
+    }
+    lower_params(w, &iri, &format!("{local}/param/"), &s.params);
+    if let Some(r) = &s.returns {
+        w.str(&iri, rg::RETURNS, r);
+    }
+    if s.is_async {
+        w.add(&iri, rg::IS_ASYNC, Literal::from(true));
+    }
+    if let Some(d) = &s.doc {
+        w.str(&iri, rg::DOCSTRING, d);
+        w.str(&iri, rg::SUMMARY, &summary_of(d));
+    }
+    for d in &s.decorators {
+        w.str(&iri, rg::DECORATOR, d);
+    }
+    for b in &s.bases {
+        w.str(&iri, rg::BASE, b);
+    }
+    for (i, o) in s.overloads.iter().enumerate() {
+        let on = node(format!("{local}/overload/{i}"));
+        w.add(&iri, rg::OVERLOAD_PROP, on.clone());
+        w.add(&on, rdf::TYPE, rg::OVERLOAD);
+        w.add(&on, rg::POSITION, Literal::from(i as i64));
+        w.str(&on, rg::SIGNATURE, &crate::model::render_params(o));
+        lower_params(w, &on, &format!("{local}/overload/{i}/param/"), o);
+    }
+    if let Some(d) = &s.deprecation {
+        let dn = node(format!("{local}/deprecation"));
+        w.add(&iri, rg::DEPRECATION_PROP, dn.clone());
+        w.add(&dn, rdf::TYPE, rg::DEPRECATION);
+        w.str(&dn, rg::SIGNAL, &d.source);
+        if let Some(v) = &d.since {
+            w.str(&dn, rg::SINCE, v);
+        }
+        if let Some(v) = &d.message {
+            w.str(&dn, rg::MESSAGE, v);
+        }
+        if let Some(v) = &d.replacement {
+            w.str(&dn, rg::REPLACEMENT, v);
+        }
+    }
+    if let Some(i) = &s.inherited_from {
+        w.str(&iri, rg::INHERITED_FROM, i);
+    }
+    w.str(&iri, rg::SOURCE_FILE, &s.file);
+    w.add(&iri, rg::LINE, Literal::from(s.line as i64));
+}
+
+fn lower_params(w: &mut Writer, owner: &NamedNode, prefix: &str, params: &[Param]) {
+    for (i, p) in params.iter().enumerate() {
+        let pn = node(format!("{prefix}{}", escape_fragment(&p.name)));
+        w.add(owner, rg::PARAMETER_PROP, pn.clone());
+        w.add(&pn, rdf::TYPE, rg::PARAMETER);
+        w.str(&pn, rg::NAME, &p.name);
+        w.add(&pn, rg::POSITION, Literal::from(i as i64));
+        w.str(&pn, rg::PARAMETER_KIND, p.kind.as_str());
+        w.add(&pn, rg::REQUIRED, Literal::from(p.required()));
+        if let Some(a) = &p.annotation {
+            w.str(&pn, rg::ANNOTATION, a);
+        }
+        if let Some(d) = &p.default {
+            w.str(&pn, rg::DEFAULT, d);
+        }
+    }
+}

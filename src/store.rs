@@ -1,0 +1,139 @@
+//! The Oxigraph store: one named graph per release, atomic replacement, SPARQL evaluation.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use oxigraph::model::{NamedNode, Quad, Term, Variable};
+use oxigraph::sparql::{
+    CancellationToken, PreparedSparqlQuery, QueryEvaluationError, QueryResults, QuerySolution,
+};
+use oxigraph::store::{StorageError, Store as OxStore};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "cannot open the store at {path}: {source} (is another refgraph process, such as `refgraph serve`, using this data directory? stop it or pass another --data-dir)"
+    )]
+    Open { path: PathBuf, source: StorageError },
+    #[error("storage error: {0}")]
+    Storage(#[from] StorageError),
+    #[error("query failed: {0}")]
+    Query(#[from] QueryEvaluationError),
+    #[error("the store was opened read-only; this command needs to write")]
+    ReadOnly,
+}
+
+/// The embedded store, on disk (RocksDB) or in memory.
+#[derive(Clone)]
+pub struct Store {
+    inner: OxStore,
+    read_only: bool,
+}
+
+impl Store {
+    pub fn in_memory() -> Self {
+        Store {
+            inner: OxStore::new().expect("the in-memory store cannot fail to open"),
+            read_only: false,
+        }
+    }
+
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        std::fs::create_dir_all(path).map_err(|e| StoreError::Open {
+            path: path.to_path_buf(),
+            source: StorageError::Io(e),
+        })?;
+        let inner = OxStore::open(path).map_err(|source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(Store {
+            inner,
+            read_only: false,
+        })
+    }
+
+    /// A read-only view of an on-disk store; works while another process holds it for writing.
+    pub fn open_read_only(path: &Path) -> Result<Self, StoreError> {
+        let inner = OxStore::open_read_only(path).map_err(|source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(Store {
+            inner,
+            read_only: true,
+        })
+    }
+
+    pub fn oxigraph(&self) -> &OxStore {
+        &self.inner
+    }
+
+    /// Replaces the named graph `release` with `quads` in one transaction: readers see the old
+    /// release or the new one, never a mix, and a failure leaves the old one in place.
+    pub fn replace_graph(&self, release: &NamedNode, quads: &[Quad]) -> Result<(), StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly);
+        }
+        let mut tx = self.inner.start_transaction()?;
+        tx.clear_graph(release)?;
+        tx.insert_named_graph(release);
+        tx.extend(quads.iter());
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn remove_graph(&self, release: &NamedNode) -> Result<bool, StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly);
+        }
+        let existed = self.inner.contains_named_graph(release)?;
+        let mut tx = self.inner.start_transaction()?;
+        tx.remove_named_graph(release)?;
+        tx.commit()?;
+        Ok(existed)
+    }
+
+    pub fn flush(&self) -> Result<(), StoreError> {
+        if !self.read_only {
+            self.inner.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Runs a catalog query with bound variables and collects its solutions.
+    pub fn select(
+        &self,
+        query: &PreparedSparqlQuery,
+        bindings: &[(&str, Term)],
+    ) -> Result<Vec<QuerySolution>, StoreError> {
+        let mut prepared = query.clone();
+        for (name, term) in bindings {
+            prepared = prepared.substitute_variable(Variable::new_unchecked(*name), term.clone());
+        }
+        match prepared.on_store(&self.inner).execute()? {
+            QueryResults::Solutions(solutions) => Ok(solutions.collect::<Result<Vec<_>, _>>()?),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Evaluates a user's query (prepared with `token`) over the union of all graphs, cut at
+    /// `timeout`.
+    pub fn evaluate_user_query<'a>(
+        &'a self,
+        mut prepared: PreparedSparqlQuery,
+        token: CancellationToken,
+        timeout: Duration,
+    ) -> Result<QueryResults<'a>, StoreError> {
+        // Without FROM, the default graph is the union of every release graph.
+        if prepared.dataset().is_default_dataset() {
+            prepared.dataset_mut().set_default_graph_as_union();
+        }
+        let timer = token.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(timeout);
+            timer.cancel();
+        });
+        Ok(prepared.on_store(&self.inner).execute()?)
+    }
+}
