@@ -1,0 +1,969 @@
+//! Answers about indexed releases: release selection, symbol lookup, candidates, version
+//! history, listings and read-only SPARQL. Shared by the MCP tools and the CLI.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use oxigraph::model::{Literal, NamedNode, Term};
+use oxigraph::sparql::{CancellationToken, QueryResults, QuerySolution, SparqlEvaluator};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::lower::{kind_of_class, symbol_iri};
+use crate::model::PackageId;
+use crate::queries;
+use crate::store::{Store, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerError {
+    #[error("no package is indexed yet; add one with `refgraph add pkg:pypi/NAME@VERSION`")]
+    NothingIndexed,
+    #[error("package '{asked}' is not indexed; indexed packages: {}", .indexed.join(", "))]
+    UnknownPackage { asked: String, indexed: Vec<String> },
+    #[error("package '{asked}' is ambiguous; say which: {}", .matches.join(", "))]
+    AmbiguousPackage { asked: String, matches: Vec<String> },
+    #[error("no package given and several are indexed; pass package (one of: {})", .indexed.join(", "))]
+    PackageNeeded { indexed: Vec<String> },
+    #[error("version {asked} of {package} is not indexed; indexed versions: {}", .indexed.join(", "))]
+    VersionNotIndexed {
+        package: String,
+        asked: String,
+        indexed: Vec<String>,
+    },
+    #[error("not found: '{name}' in {release}{}", candidates_text(.candidates))]
+    NotFound {
+        name: String,
+        release: String,
+        candidates: Vec<Candidate>,
+    },
+    #[error("invalid SPARQL query: {0}")]
+    BadQuery(String),
+    #[error("SPARQL updates are refused: this endpoint is read-only")]
+    UpdateRefused,
+    #[error("the query was stopped after {0:?}; narrow it or add a LIMIT")]
+    Timeout(Duration),
+    #[error("invalid argument: {0}")]
+    BadArgument(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn candidates_text(c: &[Candidate]) -> String {
+    if c.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = c
+        .iter()
+        .map(|c| format!("{} ({}, {:.2})", c.qualified_name, c.kind, c.score))
+        .collect();
+    format!(
+        "; close names (candidates, not answers): {}",
+        names.join(", ")
+    )
+}
+
+impl From<oxigraph::sparql::QueryEvaluationError> for AnswerError {
+    fn from(e: oxigraph::sparql::QueryEvaluationError) -> Self {
+        AnswerError::Store(StoreError::Query(e))
+    }
+}
+
+/// One indexed release.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReleaseInfo {
+    /// Package URL without version, e.g. `pkg:pypi/click`.
+    pub package: String,
+    pub ecosystem: String,
+    pub name: String,
+    pub version: String,
+    /// The release's IRI and named graph, e.g. `pkg:pypi/click@8.1.7`.
+    pub release: String,
+    pub symbols: i64,
+    pub ingested_at: String,
+    pub source: String,
+}
+
+/// A release chosen for an answer, and how it was chosen.
+#[derive(Debug, Clone)]
+pub struct Chosen {
+    pub release: ReleaseInfo,
+    /// `newest indexed` when the caller gave no version.
+    pub how: Option<String>,
+}
+
+impl Chosen {
+    /// `8.1.7 (newest indexed)`: what follows `[Version: ` in every answer.
+    pub fn version_line(&self) -> String {
+        match &self.how {
+            Some(h) => format!("{} ({h})", self.release.version),
+            None => self.release.version.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
+pub struct Candidate {
+    pub qualified_name: String,
+    pub kind: String,
+    /// Similarity in [0, 1]; higher is closer.
+    pub score: f64,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ParamOut {
+    pub name: String,
+    /// positional_only | positional_or_keyword | var_positional | keyword_only | var_keyword
+    pub kind: String,
+    pub required: bool,
+    /// Annotation as source text.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
+    /// Default as source text; absent when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SourceOut {
+    /// File relative to the release root.
+    pub file: Option<String>,
+    pub line: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DeprecationOut {
+    /// What said so: decorator, warning (warnings.warn with DeprecationWarning) or docstring.
+    pub signal: String,
+    pub since: Option<String>,
+    pub message: Option<String>,
+    pub replacement: Option<String>,
+}
+
+/// Everything about one symbol in one release.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ApiDetail {
+    pub package: String,
+    pub version: String,
+    pub qualified_name: String,
+    /// module | class | function | method | classmethod | staticmethod | property | attribute
+    pub kind: String,
+    pub signature: Option<String>,
+    /// Parameters in declaration order; for a class, its constructor's; self/cls left out.
+    pub params: Vec<ParamOut>,
+    pub returns: Option<String>,
+    pub description: Option<String>,
+    pub deprecated: bool,
+    pub deprecation: Option<DeprecationOut>,
+    /// Every other public path of the symbol.
+    pub aliases: Vec<String>,
+    /// Where it is defined (may be a private module).
+    pub defined_in: Option<String>,
+    /// Defining class of an inherited member.
+    pub inherited_from: Option<String>,
+    pub is_async: bool,
+    pub decorators: Vec<String>,
+    pub bases: Vec<String>,
+    /// `@overload` signatures.
+    pub overloads: Vec<String>,
+    pub source: SourceOut,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct VersionEntry {
+    pub version: String,
+    pub available: bool,
+    pub deprecated: bool,
+    /// The signature differs from the previous release that has the symbol.
+    pub signature_changed: bool,
+    pub signature: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct VersionCheck {
+    /// The canonical name when found, else the name asked.
+    pub qualified_name: String,
+    pub package: String,
+    pub requested_version: Option<String>,
+    pub available_in_requested: Option<bool>,
+    /// Every indexed release of the package, oldest first.
+    pub versions: Vec<VersionEntry>,
+    /// First indexed release that has it (it may be older than every indexed release).
+    pub introduced_in: Option<String>,
+    /// First indexed release after the last one that has it.
+    pub removed_in: Option<String>,
+    pub deprecated_in: Option<String>,
+    pub replacement: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ListItem {
+    /// The symbol's IRI.
+    pub id: String,
+    pub qualified_name: String,
+    pub kind: String,
+    pub summary: Option<String>,
+    pub deprecated: bool,
+    pub aliases: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ApiList {
+    pub package: String,
+    pub version: String,
+    pub total: usize,
+    pub items: Vec<ListItem>,
+    /// Pass as `cursor` to get the next page.
+    pub next_cursor: Option<String>,
+}
+
+/// Limits on user SPARQL queries.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryLimits {
+    pub timeout: Duration,
+    pub max_rows: usize,
+}
+
+impl Default for QueryLimits {
+    fn default() -> Self {
+        QueryLimits {
+            timeout: Duration::from_secs(10),
+            max_rows: 10_000,
+        }
+    }
+}
+
+struct NameEntry {
+    name: String,
+    qname: String,
+    kind: String,
+}
+
+/// Answers questions about the releases in a store.
+pub struct Engine {
+    store: Store,
+    pub limits: QueryLimits,
+    names: Mutex<HashMap<String, Arc<Vec<NameEntry>>>>,
+}
+
+fn lit(s: &str) -> Term {
+    Literal::new_simple_literal(s).into()
+}
+
+fn iri(s: &str) -> Term {
+    NamedNode::new_unchecked(s).into()
+}
+
+fn get_str(s: &QuerySolution, var: &str) -> Option<String> {
+    match s.get(var)? {
+        Term::Literal(l) => Some(l.value().to_string()),
+        Term::NamedNode(n) => Some(n.as_str().to_string()),
+        Term::BlankNode(b) => Some(b.as_str().to_string()),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+fn get_int(s: &QuerySolution, var: &str) -> Option<i64> {
+    get_str(s, var).and_then(|v| v.parse().ok())
+}
+
+fn get_bool(s: &QuerySolution, var: &str) -> bool {
+    get_str(s, var).is_some_and(|v| v == "true" || v == "1")
+}
+
+fn kind_name(type_iri: &str) -> String {
+    kind_of_class(type_iri)
+        .map(|k| k.as_str().to_string())
+        .unwrap_or_else(|| "symbol".into())
+}
+
+/// Orders versions the way PEP 440 and semver mostly agree: numeric parts numerically, and a
+/// pre-release (`1.0rc1`, `1.0.0-beta`) before its final release.
+pub fn version_key(v: &str) -> (Vec<u64>, bool, String) {
+    let v = v.trim_start_matches('v');
+    let mut nums = Vec::new();
+    let mut rest = "";
+    for (i, part) in v.split('.').enumerate() {
+        let digits: String = part.chars().take_while(|c| c.is_ascii_digit()).collect();
+        if digits.is_empty() {
+            rest = &v[v
+                .split('.')
+                .take(i)
+                .map(|p| p.len() + 1)
+                .sum::<usize>()
+                .min(v.len())..];
+            break;
+        }
+        nums.push(digits.parse().unwrap_or(u64::MAX));
+        if digits.len() < part.len() {
+            let offset: usize = v.split('.').take(i).map(|p| p.len() + 1).sum();
+            rest = &v[offset + digits.len()..];
+            break;
+        }
+    }
+    while nums.last() == Some(&0) && nums.len() > 1 {
+        nums.pop();
+    }
+    let pre = !rest.is_empty()
+        && !rest.starts_with(".post")
+        && !rest.starts_with("post")
+        && !rest.starts_with('+');
+    (nums, !pre, rest.to_string())
+}
+
+impl Engine {
+    pub fn new(store: Store) -> Self {
+        Engine {
+            store,
+            limits: QueryLimits::default(),
+            names: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Forgets cached per-release data (after an ingest in this process).
+    pub fn invalidate(&self) {
+        self.names.lock().expect("cache lock").clear();
+    }
+
+    pub fn releases(&self) -> Result<Vec<ReleaseInfo>, AnswerError> {
+        let rows = self.store.select(queries::releases.get(), &[])?;
+        let mut out: Vec<ReleaseInfo> = rows
+            .iter()
+            .filter_map(|r| {
+                Some(ReleaseInfo {
+                    package: get_str(r, "package")?,
+                    ecosystem: get_str(r, "ecosystem")?,
+                    name: get_str(r, "name")?,
+                    version: get_str(r, "version")?,
+                    release: get_str(r, "release")?,
+                    symbols: get_int(r, "symbols").unwrap_or(0),
+                    ingested_at: get_str(r, "ingested").unwrap_or_default(),
+                    source: get_str(r, "source").unwrap_or_default(),
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            a.package
+                .cmp(&b.package)
+                .then_with(|| version_key(&a.version).cmp(&version_key(&b.version)))
+        });
+        Ok(out)
+    }
+
+    /// The releases of one package, oldest first. `package` is a Package URL (with or without
+    /// version) or a bare name that matches exactly one indexed package.
+    pub fn package_releases(
+        &self,
+        package: &str,
+    ) -> Result<(String, Vec<ReleaseInfo>, Option<String>), AnswerError> {
+        let all = self.releases()?;
+        if all.is_empty() {
+            return Err(AnswerError::NothingIndexed);
+        }
+        let (id, version) = PackageId::parse(package.trim()).map_err(AnswerError::BadArgument)?;
+        let mut purls: Vec<String> = all.iter().map(|r| r.package.clone()).collect();
+        purls.dedup();
+        let matches: Vec<String> = if id.ecosystem.is_empty() {
+            let want = crate::model::normalize_pypi_name(&id.name);
+            purls
+                .iter()
+                .filter(|p| {
+                    let name = p.split_once('/').map(|x| x.1).unwrap_or(p);
+                    name == id.name || crate::model::normalize_pypi_name(name) == want
+                })
+                .cloned()
+                .collect()
+        } else {
+            purls.iter().filter(|p| **p == id.purl()).cloned().collect()
+        };
+        match matches.len() {
+            0 => Err(AnswerError::UnknownPackage {
+                asked: package.to_string(),
+                indexed: purls,
+            }),
+            1 => {
+                let purl = matches[0].clone();
+                let rels = all.into_iter().filter(|r| r.package == purl).collect();
+                Ok((purl, rels, version))
+            }
+            _ => Err(AnswerError::AmbiguousPackage {
+                asked: package.to_string(),
+                matches,
+            }),
+        }
+    }
+
+    /// Chooses the release to answer from; never substitutes another version.
+    pub fn choose(
+        &self,
+        package: Option<&str>,
+        version: Option<&str>,
+        name_hint: Option<&str>,
+    ) -> Result<Chosen, AnswerError> {
+        let package = match package {
+            Some(p) if !p.trim().is_empty() => p.to_string(),
+            _ => self.infer_package(name_hint)?,
+        };
+        let (purl, rels, purl_version) = self.package_releases(&package)?;
+        let version = version
+            .filter(|v| !v.trim().is_empty())
+            .map(str::to_string)
+            .or(purl_version);
+        match version {
+            Some(v) => rels
+                .iter()
+                .find(|r| r.version == v.trim())
+                .map(|r| Chosen {
+                    release: r.clone(),
+                    how: None,
+                })
+                .ok_or_else(|| AnswerError::VersionNotIndexed {
+                    package: purl.clone(),
+                    asked: v,
+                    indexed: rels.iter().map(|r| r.version.clone()).collect(),
+                }),
+            None => Ok(Chosen {
+                release: rels.last().expect("a package has releases").clone(),
+                how: Some("newest indexed".into()),
+            }),
+        }
+    }
+
+    /// Without a package: the only one indexed, or the one whose import root starts the name.
+    fn infer_package(&self, name: Option<&str>) -> Result<String, AnswerError> {
+        let all = self.releases()?;
+        let mut purls: Vec<String> = all.iter().map(|r| r.package.clone()).collect();
+        purls.dedup();
+        if purls.len() == 1 {
+            return Ok(purls.remove(0));
+        }
+        if purls.is_empty() {
+            return Err(AnswerError::NothingIndexed);
+        }
+        if let Some(root) = name.and_then(|n| n.split(['.', ':']).next()) {
+            let mut hits = Vec::new();
+            for p in &purls {
+                let newest = all.iter().rfind(|r| &r.package == p).expect("has releases");
+                if !self.lookup(&newest.release, root)?.is_empty() {
+                    hits.push(p.clone());
+                }
+            }
+            if hits.len() == 1 {
+                return Ok(hits.remove(0));
+            }
+        }
+        Err(AnswerError::PackageNeeded { indexed: purls })
+    }
+
+    /// Symbols named `name` (canonical or alias) in a release: (symbol IRI, canonical, via).
+    fn lookup(
+        &self,
+        release: &str,
+        name: &str,
+    ) -> Result<Vec<(String, String, String)>, AnswerError> {
+        let rows = self.store.select(
+            queries::symbol_by_name.get(),
+            &[("release", iri(release)), ("name", lit(name))],
+        )?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                Some((
+                    get_str(r, "symbol")?,
+                    get_str(r, "qname")?,
+                    get_str(r, "via")?,
+                ))
+            })
+            .collect())
+    }
+
+    fn names_of(&self, release: &str) -> Result<Arc<Vec<NameEntry>>, AnswerError> {
+        if let Some(n) = self.names.lock().expect("cache lock").get(release) {
+            return Ok(n.clone());
+        }
+        let rows = self
+            .store
+            .select(queries::symbol_names.get(), &[("release", iri(release))])?;
+        let names: Arc<Vec<NameEntry>> = Arc::new(
+            rows.iter()
+                .filter_map(|r| {
+                    Some(NameEntry {
+                        name: get_str(r, "name")?,
+                        qname: get_str(r, "qname")?,
+                        kind: kind_name(&get_str(r, "type")?),
+                    })
+                })
+                .collect(),
+        );
+        self.names
+            .lock()
+            .expect("cache lock")
+            .insert(release.to_string(), names.clone());
+        Ok(names)
+    }
+
+    /// Close names, ranked: same last component, suffix matches, then string similarity.
+    pub fn candidates(&self, release: &str, name: &str) -> Result<Vec<Candidate>, AnswerError> {
+        let names = self.names_of(release)?;
+        let asked = name.trim();
+        let asked_lower = asked.to_lowercase();
+        let asked_last = asked_lower
+            .rsplit(['.', ':'])
+            .next()
+            .unwrap_or(&asked_lower);
+        let mut best: BTreeMap<String, Candidate> = BTreeMap::new();
+        for e in names.iter() {
+            let lower = e.name.to_lowercase();
+            let last = lower.rsplit(['.', ':']).next().unwrap_or(&lower);
+            let mut score = strsim::jaro_winkler(&asked_lower, &lower) * 0.8;
+            if lower.ends_with(&format!(".{asked_lower}")) {
+                score = score.max(0.95);
+            }
+            let last_sim = strsim::jaro_winkler(asked_last, last);
+            // The same last component, or a near miss of it inside a matching container.
+            let container_ok = asked_lower
+                .rsplit_once('.')
+                .is_none_or(|(c, _)| lower.contains(c));
+            if container_ok {
+                score = score.max(last_sim * 0.9);
+            } else {
+                score = score.max(last_sim * 0.7);
+            }
+            if score < 0.75 {
+                continue;
+            }
+            let c = Candidate {
+                qualified_name: e.qname.clone(),
+                kind: e.kind.clone(),
+                score: (score * 100.0).round() / 100.0,
+            };
+            match best.get(&e.qname) {
+                Some(old) if old.score >= c.score => {}
+                _ => {
+                    best.insert(e.qname.clone(), c);
+                }
+            }
+        }
+        let mut out: Vec<Candidate> = best.into_values().collect();
+        out.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.qualified_name.len().cmp(&b.qualified_name.len()))
+                .then_with(|| a.qualified_name.cmp(&b.qualified_name))
+        });
+        out.truncate(10);
+        Ok(out)
+    }
+
+    /// The exact signature and facts of `name` in the chosen release.
+    pub fn api_detail(&self, chosen: &Chosen, name: &str) -> Result<ApiDetail, AnswerError> {
+        let rel = &chosen.release;
+        let name = name.trim();
+        let hits = self.lookup(&rel.release, name)?;
+        let Some((symbol, _qname, via)) = hits.first().cloned() else {
+            return Err(AnswerError::NotFound {
+                name: name.to_string(),
+                release: rel.release.clone(),
+                candidates: self.candidates(&rel.release, name)?,
+            });
+        };
+        let mut detail = self.detail_of(rel, &symbol)?;
+        // Reached through a subclass (`pkg.Sub.method` names the base's own member): say so.
+        if via == "alias"
+            && detail.inherited_from.is_none()
+            && matches!(
+                detail.kind.as_str(),
+                "method" | "classmethod" | "staticmethod" | "property"
+            )
+            && let (Some((asked_parent, _)), Some((own_parent, _))) = (
+                name.rsplit_once('.'),
+                detail.qualified_name.rsplit_once('.'),
+            )
+            && asked_parent != own_parent
+        {
+            let own_names = match self.lookup(&rel.release, own_parent)?.first() {
+                Some((parent_iri, _, _)) => self.detail_of(rel, parent_iri)?.aliases,
+                None => vec![],
+            };
+            if !own_names.iter().any(|a| a == asked_parent) {
+                detail.inherited_from = Some(own_parent.to_string());
+            }
+        }
+        Ok(detail)
+    }
+
+    fn detail_of(&self, rel: &ReleaseInfo, symbol: &str) -> Result<ApiDetail, AnswerError> {
+        let b = [("release", iri(&rel.release)), ("symbol", iri(symbol))];
+        let rows = self.store.select(queries::symbol_detail.get(), &b)?;
+        let row = rows.first().ok_or_else(|| AnswerError::NotFound {
+            name: symbol.to_string(),
+            release: rel.release.clone(),
+            candidates: vec![],
+        })?;
+        let mut aliases = Vec::new();
+        let mut decorators = Vec::new();
+        let mut bases = Vec::new();
+        for v in self.store.select(queries::symbol_values.get(), &b)? {
+            let (Some(p), Some(val)) = (get_str(&v, "property"), get_str(&v, "value")) else {
+                continue;
+            };
+            match p.as_str() {
+                "alias" => aliases.push(val),
+                "decorator" => decorators.push(val),
+                _ => bases.push(val),
+            }
+        }
+        let params = self.params_of(&rel.release, symbol)?;
+        let overloads = self
+            .store
+            .select(queries::symbol_overloads.get(), &b)?
+            .iter()
+            .filter_map(|r| get_str(r, "signature"))
+            .collect();
+        let deprecation = get_str(row, "depSignal").map(|signal| DeprecationOut {
+            signal,
+            since: get_str(row, "depSince"),
+            message: get_str(row, "depMessage"),
+            replacement: get_str(row, "depReplacement"),
+        });
+        Ok(ApiDetail {
+            package: rel.package.clone(),
+            version: rel.version.clone(),
+            qualified_name: get_str(row, "qname").unwrap_or_default(),
+            kind: kind_name(&get_str(row, "type").unwrap_or_default()),
+            signature: get_str(row, "signature"),
+            params,
+            returns: get_str(row, "returns"),
+            description: get_str(row, "docstring"),
+            deprecated: deprecation.is_some(),
+            deprecation,
+            aliases,
+            defined_in: get_str(row, "definedIn"),
+            inherited_from: get_str(row, "inheritedFrom"),
+            is_async: get_bool(row, "isAsync"),
+            decorators,
+            bases,
+            overloads,
+            source: SourceOut {
+                file: get_str(row, "file"),
+                line: get_int(row, "line"),
+            },
+        })
+    }
+
+    fn params_of(&self, release: &str, symbol: &str) -> Result<Vec<ParamOut>, AnswerError> {
+        let rows = self.store.select(
+            queries::symbol_params.get(),
+            &[("release", iri(release)), ("symbol", iri(symbol))],
+        )?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                Some(ParamOut {
+                    name: get_str(r, "name")?,
+                    kind: get_str(r, "kind")?,
+                    required: get_bool(r, "required"),
+                    type_: get_str(r, "annotation"),
+                    default: get_str(r, "default"),
+                })
+            })
+            .collect())
+    }
+
+    /// In which indexed releases of a package `name` exists, and since/until when.
+    pub fn check_version(
+        &self,
+        package: Option<&str>,
+        name: &str,
+        version: Option<&str>,
+    ) -> Result<VersionCheck, AnswerError> {
+        let package = match package {
+            Some(p) if !p.trim().is_empty() => p.to_string(),
+            _ => self.infer_package(Some(name))?,
+        };
+        let (purl, rels, purl_version) = self.package_releases(&package)?;
+        let requested = version
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| v.trim().to_string())
+            .or(purl_version);
+        if let Some(v) = &requested
+            && !rels.iter().any(|r| &r.version == v)
+        {
+            return Err(AnswerError::VersionNotIndexed {
+                package: purl,
+                asked: v.clone(),
+                indexed: rels.iter().map(|r| r.version.clone()).collect(),
+            });
+        }
+        let name = name.trim();
+        let mut versions = Vec::new();
+        let mut qualified = None;
+        let mut replacement = None;
+        let mut last_sig: Option<Option<String>> = None;
+        for r in &rels {
+            let hit = self.lookup(&r.release, name)?;
+            let entry = match hit.first() {
+                Some((symbol, qname, _)) => {
+                    let d = self.detail_of(r, symbol)?;
+                    let sig = d.signature.clone();
+                    let changed = matches!(&last_sig, Some(prev) if *prev != sig);
+                    last_sig = Some(sig.clone());
+                    qualified = Some(qname.clone());
+                    if let Some(dep) = &d.deprecation {
+                        replacement = dep.replacement.clone().or(replacement);
+                    }
+                    VersionEntry {
+                        version: r.version.clone(),
+                        available: true,
+                        deprecated: d.deprecated,
+                        signature_changed: changed,
+                        signature: sig,
+                    }
+                }
+                None => VersionEntry {
+                    version: r.version.clone(),
+                    available: false,
+                    deprecated: false,
+                    signature_changed: false,
+                    signature: None,
+                },
+            };
+            versions.push(entry);
+        }
+        let first = versions.iter().position(|v| v.available);
+        let last = versions.iter().rposition(|v| v.available);
+        let removed_in = last
+            .and_then(|l| versions.get(l + 1))
+            .map(|v| v.version.clone());
+        Ok(VersionCheck {
+            qualified_name: qualified.unwrap_or_else(|| name.to_string()),
+            package: purl,
+            available_in_requested: requested
+                .as_ref()
+                .map(|v| versions.iter().any(|e| &e.version == v && e.available)),
+            requested_version: requested,
+            introduced_in: first.map(|i| versions[i].version.clone()),
+            removed_in,
+            deprecated_in: versions
+                .iter()
+                .find(|v| v.deprecated)
+                .map(|v| v.version.clone()),
+            replacement,
+            versions,
+        })
+    }
+
+    /// The symbols of a release, filtered and paged.
+    pub fn list(
+        &self,
+        chosen: &Chosen,
+        kind: Option<&str>,
+        prefix: Option<&str>,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<ApiList, AnswerError> {
+        let rel = &chosen.release;
+        if let Some(k) = kind
+            && crate::model::SymbolKind::parse(k).is_none()
+        {
+            return Err(AnswerError::BadArgument(format!(
+                "unknown kind '{k}'; use one of module, class, function, method, classmethod, staticmethod, property, attribute"
+            )));
+        }
+        let offset: usize = match cursor {
+            Some(c) if !c.is_empty() => c.parse().map_err(|_| {
+                AnswerError::BadArgument(format!("cursor '{c}' is not one this server gave"))
+            })?,
+            _ => 0,
+        };
+        let names = self.names_of(&rel.release)?;
+        let mut aliases: HashMap<&str, Vec<String>> = HashMap::new();
+        for e in names.iter().filter(|e| e.name != e.qname) {
+            aliases
+                .entry(e.qname.as_str())
+                .or_default()
+                .push(e.name.clone());
+        }
+        let rows = self.store.select(
+            queries::list_symbols.get(),
+            &[("release", iri(&rel.release))],
+        )?;
+        let package = PackageId::parse(&rel.package).map(|p| p.0).ok();
+        let items: Vec<ListItem> = rows
+            .iter()
+            .filter_map(|r| {
+                let qname = get_str(r, "qname")?;
+                let k = kind_name(&get_str(r, "type")?);
+                if kind.is_some_and(|want| want != k) {
+                    return None;
+                }
+                if prefix.is_some_and(|p| !qname.starts_with(p)) {
+                    return None;
+                }
+                Some(ListItem {
+                    id: package
+                        .as_ref()
+                        .map(|p| symbol_iri(p, &qname))
+                        .unwrap_or_else(|| get_str(r, "symbol").unwrap_or_default()),
+                    aliases: aliases.get(qname.as_str()).cloned().unwrap_or_default(),
+                    qualified_name: qname,
+                    kind: k,
+                    summary: get_str(r, "summary"),
+                    deprecated: get_bool(r, "deprecated"),
+                })
+            })
+            .collect();
+        let total = items.len();
+        let limit = limit.clamp(1, 1000);
+        let page: Vec<ListItem> = items.into_iter().skip(offset).take(limit).collect();
+        Ok(ApiList {
+            package: rel.package.clone(),
+            version: rel.version.clone(),
+            total,
+            next_cursor: (offset + limit < total).then(|| (offset + limit).to_string()),
+            items: page,
+        })
+    }
+
+    /// Problems recorded while ingesting a release.
+    pub fn diagnostics(&self, release: &str) -> Result<Vec<(String, i64, String)>, AnswerError> {
+        let rows = self
+            .store
+            .select(queries::diagnostics.get(), &[("release", iri(release))])?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                Some((
+                    get_str(r, "file")?,
+                    get_int(r, "line")?,
+                    get_str(r, "message")?,
+                ))
+            })
+            .collect())
+    }
+
+    /// Runs a read-only SPARQL query (default graph = union of all releases) and returns
+    /// SPARQL 1.1 Query Results JSON; CONSTRUCT/DESCRIBE give subject/predicate/object rows.
+    pub fn sparql(&self, text: &str) -> Result<serde_json::Value, AnswerError> {
+        let token = CancellationToken::new();
+        let prepared = match SparqlEvaluator::new()
+            .with_cancellation_token(token.clone())
+            .parse_query(text)
+        {
+            Ok(q) => q,
+            Err(e) => {
+                if SparqlEvaluator::new().parse_update(text).is_ok() {
+                    return Err(AnswerError::UpdateRefused);
+                }
+                return Err(AnswerError::BadQuery(e.to_string()));
+            }
+        };
+        let limits = self.limits;
+        let results = self
+            .store
+            .evaluate_user_query(prepared, token, limits.timeout)?;
+        let cancelled = |e: &oxigraph::sparql::QueryEvaluationError| {
+            matches!(e, oxigraph::sparql::QueryEvaluationError::Cancelled)
+        };
+        match results {
+            QueryResults::Boolean(b) => Ok(serde_json::json!({"head": {}, "boolean": b})),
+            QueryResults::Solutions(solutions) => {
+                let vars: Vec<String> = solutions
+                    .variables()
+                    .iter()
+                    .map(|v| v.as_str().to_string())
+                    .collect();
+                let mut rows = Vec::new();
+                let mut truncated = false;
+                for s in solutions {
+                    let s = s.map_err(|e| {
+                        if cancelled(&e) {
+                            AnswerError::Timeout(limits.timeout)
+                        } else {
+                            e.into()
+                        }
+                    })?;
+                    if rows.len() == limits.max_rows {
+                        truncated = true;
+                        break;
+                    }
+                    let mut obj = serde_json::Map::new();
+                    for (v, t) in s.iter() {
+                        obj.insert(v.as_str().to_string(), term_json(t));
+                    }
+                    rows.push(serde_json::Value::Object(obj));
+                }
+                Ok(serde_json::json!({
+                    "head": {"vars": vars},
+                    "results": {"bindings": rows},
+                    "truncated": truncated,
+                }))
+            }
+            QueryResults::Graph(triples) => {
+                let mut rows = Vec::new();
+                let mut truncated = false;
+                for t in triples {
+                    let t = t.map_err(|e| {
+                        if cancelled(&e) {
+                            AnswerError::Timeout(limits.timeout)
+                        } else {
+                            e.into()
+                        }
+                    })?;
+                    if rows.len() == limits.max_rows {
+                        truncated = true;
+                        break;
+                    }
+                    rows.push(serde_json::json!({
+                        "subject": term_json(&t.subject.into()),
+                        "predicate": term_json(&t.predicate.into()),
+                        "object": term_json(&t.object),
+                    }));
+                }
+                Ok(serde_json::json!({
+                    "head": {"vars": ["subject", "predicate", "object"]},
+                    "results": {"bindings": rows},
+                    "truncated": truncated,
+                }))
+            }
+        }
+    }
+}
+
+fn term_json(t: &Term) -> serde_json::Value {
+    match t {
+        Term::NamedNode(n) => serde_json::json!({"type": "uri", "value": n.as_str()}),
+        Term::BlankNode(b) => serde_json::json!({"type": "bnode", "value": b.as_str()}),
+        Term::Literal(l) => {
+            let mut o = serde_json::json!({"type": "literal", "value": l.value()});
+            if let Some(lang) = l.language() {
+                o["xml:lang"] = lang.into();
+            } else if l.datatype() != oxigraph::model::vocab::xsd::STRING {
+                o["datatype"] = l.datatype().as_str().into();
+            }
+            o
+        }
+        #[allow(unreachable_patterns)]
+        _ => serde_json::json!({"type": "literal", "value": t.to_string()}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_key;
+
+    #[test]
+    fn versions_order_numerically_with_prereleases_first() {
+        let mut v = vec!["10.0", "2.0.0", "2.0.0rc1", "1.10.13", "1.9", "2.0"];
+        v.sort_by_key(|x| version_key(x));
+        assert_eq!(
+            v,
+            vec!["1.9", "1.10.13", "2.0.0rc1", "2.0.0", "2.0", "10.0"]
+        );
+    }
+}

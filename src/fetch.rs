@@ -1,0 +1,335 @@
+//! Registry fetch: a PyPI release's archive, located through the JSON API, verified by sha256
+//! and cached under the data directory.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::model::PackageId;
+
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error(
+        "only PyPI packages can be fetched so far (got {0}); ingest other sources with `refgraph ingest`"
+    )]
+    UnsupportedEcosystem(String),
+    #[error("PyPI has no package named '{0}'")]
+    UnknownPackage(String),
+    #[error("PyPI has no release {version} of {name}; recent releases: {}", .recent.join(", "))]
+    UnknownVersion {
+        name: String,
+        version: String,
+        recent: Vec<String>,
+    },
+    #[error("{name} {version} has no wheel or sdist on PyPI")]
+    NoArchive { name: String, version: String },
+    #[error("cannot reach PyPI for {url}: {reason}")]
+    Http { url: String, reason: String },
+    #[error("download of {file} is corrupt: sha256 {got}, PyPI says {want}")]
+    Checksum {
+        file: String,
+        got: String,
+        want: String,
+    },
+    #[error("{file} is larger than the {limit} byte download limit")]
+    TooLarge { file: String, limit: u64 },
+    #[error("cache error at {path}: {source}")]
+    Cache {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// A downloaded, verified archive.
+#[derive(Debug, Clone)]
+pub struct Fetched {
+    pub path: PathBuf,
+    pub url: String,
+    pub sha256: String,
+    pub from_cache: bool,
+}
+
+struct ReleaseJson {
+    urls: Vec<FileJson>,
+}
+
+#[derive(serde::Deserialize)]
+struct FileJson {
+    filename: String,
+    url: String,
+    packagetype: String,
+    digests: Digests,
+    #[serde(default)]
+    size: u64,
+    #[serde(default)]
+    yanked: bool,
+}
+
+#[derive(serde::Deserialize)]
+struct Digests {
+    sha256: String,
+}
+
+#[derive(serde::Deserialize)]
+struct ProjectJson {
+    releases: std::collections::BTreeMap<String, Vec<FileJson>>,
+}
+
+/// Largest archive downloaded.
+pub const MAX_DOWNLOAD: u64 = 256 << 20;
+
+fn index_url() -> String {
+    std::env::var("REFGRAPH_PYPI_URL").unwrap_or_else(|_| "https://pypi.org/pypi".into())
+}
+
+fn agent() -> ureq::Agent {
+    // The platform's trust store (and SSL_CERT_FILE), so corporate proxies with their own CA work.
+    let tls = ureq::tls::TlsConfig::builder()
+        .root_certs(ureq::tls::RootCerts::PlatformVerifier)
+        .build();
+    ureq::Agent::config_builder()
+        .tls_config(tls)
+        .timeout_global(Some(std::time::Duration::from_secs(300)))
+        .user_agent(concat!("refgraph/", env!("CARGO_PKG_VERSION")))
+        .http_status_as_error(false)
+        .build()
+        .into()
+}
+
+fn get_json<T: serde::de::DeserializeOwned>(url: &str) -> Result<Option<T>, FetchError> {
+    let http = |reason: String| FetchError::Http {
+        url: url.to_string(),
+        reason,
+    };
+    let mut resp = agent().get(url).call().map_err(|e| http(e.to_string()))?;
+    match resp.status().as_u16() {
+        200 => {}
+        404 => return Ok(None),
+        s => return Err(http(format!("HTTP {s}"))),
+    }
+    let body = resp
+        .body_mut()
+        .with_config()
+        .limit(64 << 20)
+        .read_to_string()
+        .map_err(|e| http(e.to_string()))?;
+    serde_json::from_str(&body)
+        .map(Some)
+        .map_err(|e| http(format!("unexpected JSON: {e}")))
+}
+
+/// Picks the archive to read: a pure-Python wheel, else any wheel (the Python sources are the
+/// same in each), else the sdist.
+fn pick(files: &[FileJson]) -> Option<&FileJson> {
+    let live: Vec<&FileJson> = files.iter().filter(|f| !f.yanked).collect();
+    let live = if live.is_empty() {
+        files.iter().collect()
+    } else {
+        live
+    };
+    live.iter()
+        .find(|f| f.packagetype == "bdist_wheel" && f.filename.ends_with("-none-any.whl"))
+        .or_else(|| live.iter().find(|f| f.packagetype == "bdist_wheel"))
+        .or_else(|| {
+            live.iter()
+                .find(|f| f.packagetype == "sdist" && f.filename.ends_with(".tar.gz"))
+        })
+        .or_else(|| {
+            live.iter()
+                .find(|f| f.packagetype == "sdist" && f.filename.ends_with(".zip"))
+        })
+        .copied()
+}
+
+/// Downloads (or takes from the cache) the archive of `name==version`.
+pub fn fetch_pypi(
+    package: &PackageId,
+    version: &str,
+    cache_dir: &Path,
+    progress: &dyn Fn(u64, u64),
+) -> Result<Fetched, FetchError> {
+    if package.ecosystem != "pypi" {
+        return Err(FetchError::UnsupportedEcosystem(package.purl()));
+    }
+    let name = &package.name;
+    // The project document lists every release's files (the per-version document is not
+    // served by every mirror).
+    let project: Option<ProjectJson> = get_json(&format!("{}/{name}/json", index_url()))?;
+    let Some(mut project) = project else {
+        return Err(FetchError::UnknownPackage(name.clone()));
+    };
+    let Some(files) = project.releases.remove(version) else {
+        let mut recent: Vec<String> = project.releases.into_keys().collect();
+        recent.sort_by_key(|v| crate::answer::version_key(v));
+        let recent = recent.into_iter().rev().take(8).collect();
+        return Err(FetchError::UnknownVersion {
+            name: name.clone(),
+            version: version.to_string(),
+            recent,
+        });
+    };
+    let project_url = format!("{}/{name}/json", index_url());
+    let release = ReleaseJson {
+        urls: files
+            .into_iter()
+            .map(|mut f| {
+                f.url = join_url(&project_url, &f.url);
+                f
+            })
+            .collect(),
+    };
+    let file = pick(&release.urls).ok_or_else(|| FetchError::NoArchive {
+        name: name.clone(),
+        version: version.to_string(),
+    })?;
+    if file.size > MAX_DOWNLOAD {
+        return Err(FetchError::TooLarge {
+            file: file.filename.clone(),
+            limit: MAX_DOWNLOAD,
+        });
+    }
+    let cache_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| FetchError::Cache { path, source }
+    };
+    std::fs::create_dir_all(cache_dir).map_err(cache_err(cache_dir))?;
+    // The file name may come from the network: keep only its last component.
+    let safe_name = Path::new(&file.filename)
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "download".into());
+    let target = cache_dir.join(&safe_name);
+    let want = file.digests.sha256.to_lowercase();
+    if let Ok(bytes) = std::fs::read(&target)
+        && hex(&Sha256::digest(&bytes)) == want
+    {
+        return Ok(Fetched {
+            path: target,
+            url: file.url.clone(),
+            sha256: want,
+            from_cache: true,
+        });
+    }
+    let http = |reason: String| FetchError::Http {
+        url: file.url.clone(),
+        reason,
+    };
+    let mut resp = agent()
+        .get(&file.url)
+        .call()
+        .map_err(|e| http(e.to_string()))?;
+    if resp.status().as_u16() != 200 {
+        return Err(http(format!("HTTP {}", resp.status())));
+    }
+    let total = file.size;
+    let mut reader = resp.body_mut().with_config().limit(MAX_DOWNLOAD).reader();
+    let tmp = cache_dir.join(format!(".{safe_name}.part"));
+    let mut out = std::fs::File::create(&tmp).map_err(cache_err(&tmp))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut done = 0u64;
+    loop {
+        let n = reader.read(&mut buf).map_err(|e| http(e.to_string()))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        out.write_all(&buf[..n]).map_err(cache_err(&tmp))?;
+        done += n as u64;
+        progress(done, total);
+    }
+    out.sync_all().map_err(cache_err(&tmp))?;
+    let got = hex(&hasher.finalize());
+    if got != want {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(FetchError::Checksum {
+            file: file.filename.clone(),
+            got,
+            want,
+        });
+    }
+    std::fs::rename(&tmp, &target).map_err(cache_err(&target))?;
+    Ok(Fetched {
+        path: target,
+        url: file.url.clone(),
+        sha256: want,
+        from_cache: false,
+    })
+}
+
+/// Resolves a possibly relative file URL (mirrors serve `../../packages/...`) against the
+/// document it came from.
+fn join_url(base: &str, url: &str) -> String {
+    if url.contains("://") {
+        return url.to_string();
+    }
+    let (scheme, rest) = base.split_once("://").unwrap_or(("https", base));
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    if let Some(abs) = url.strip_prefix('/') {
+        return format!("{scheme}://{host}/{abs}");
+    }
+    let mut parts: Vec<&str> = path.split('/').collect();
+    parts.pop(); // the document's own name
+    for seg in url.split('/') {
+        match seg {
+            ".." => {
+                parts.pop();
+            }
+            "." | "" => {}
+            s => parts.push(s),
+        }
+    }
+    format!("{scheme}://{host}/{}", parts.join("/"))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(name: &str, kind: &str) -> FileJson {
+        FileJson {
+            filename: name.into(),
+            url: String::new(),
+            packagetype: kind.into(),
+            digests: Digests {
+                sha256: String::new(),
+            },
+            size: 0,
+            yanked: false,
+        }
+    }
+
+    #[test]
+    fn relative_file_urls_resolve_against_the_index() {
+        let base = "https://pypi.org/pypi/click/json";
+        assert_eq!(
+            join_url(base, "../../packages/d2/click.whl"),
+            "https://pypi.org/packages/d2/click.whl"
+        );
+        assert_eq!(join_url(base, "/x/y.whl"), "https://pypi.org/x/y.whl");
+        assert_eq!(
+            join_url(base, "https://files.example/y.whl"),
+            "https://files.example/y.whl"
+        );
+    }
+
+    #[test]
+    fn pure_wheels_are_preferred_then_any_wheel_then_sdist() {
+        let files = vec![
+            f("x-1.tar.gz", "sdist"),
+            f("x-1-cp311-cp311-manylinux.whl", "bdist_wheel"),
+            f("x-1-py3-none-any.whl", "bdist_wheel"),
+        ];
+        assert_eq!(pick(&files).unwrap().filename, "x-1-py3-none-any.whl");
+        assert_eq!(
+            pick(&files[..2]).unwrap().filename,
+            "x-1-cp311-cp311-manylinux.whl"
+        );
+        assert_eq!(pick(&files[..1]).unwrap().filename, "x-1.tar.gz");
+    }
+}

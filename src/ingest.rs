@@ -1,0 +1,483 @@
+//! Ingestion: a source tree or archive of one release -> facts -> its named graph, atomically.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use oxigraph::model::NamedNode;
+
+use crate::extract::SourceFile;
+use crate::lower::{Provenance, release_quads};
+use crate::model::{Diagnostic, PackageId, ReleaseFacts};
+use crate::store::{Store, StoreError};
+
+/// Limits that keep a hostile archive or tree from exhausting memory or time.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest single source file read, in bytes.
+    pub max_file_bytes: u64,
+    /// Total bytes of source files read from one release.
+    pub max_total_bytes: u64,
+    /// Number of entries looked at in one archive or tree.
+    pub max_entries: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_file_bytes: 16 << 20,
+            max_total_bytes: 1 << 30,
+            max_entries: 200_000,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is not a readable archive: {reason}")]
+    BadArchive { path: PathBuf, reason: String },
+    #[error("{0} exceeds a safety limit: {1}")]
+    Limit(PathBuf, String),
+    #[error(
+        "no Python modules found in {0}: pass the folder that holds the import package (for click, the folder containing click/__init__.py), a wheel or an sdist"
+    )]
+    NoModules(PathBuf),
+    #[error("'{0}' is not a valid version")]
+    BadVersion(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What an ingest did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct IngestReport {
+    pub release: String,
+    pub files: usize,
+    pub symbols: usize,
+    pub quads: usize,
+    pub seconds: f64,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Files of a release, as read from disk or an archive, with their relative paths.
+pub fn read_release(
+    path: &Path,
+    limits: &Limits,
+) -> Result<(Vec<SourceFile>, Vec<Diagnostic>), IngestError> {
+    let meta = std::fs::metadata(path).map_err(|source| IngestError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let (files, diags) = if meta.is_dir() {
+        read_tree(path, limits)?
+    } else {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let bytes = std::fs::read(path).map_err(|source| IngestError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if name.ends_with(".whl") || name.ends_with(".zip") {
+            read_zip(path, &bytes, limits)?
+        } else if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
+            read_tar_gz(path, &bytes, limits)?
+        } else if name.ends_with(".py") || name.ends_with(".pyi") {
+            (
+                vec![SourceFile {
+                    path: name.to_string(),
+                    text: bytes,
+                }],
+                vec![],
+            )
+        } else {
+            return Err(IngestError::BadArchive {
+                path: path.to_path_buf(),
+                reason: "expected a folder, a .whl/.zip, a .tar.gz or a .py file".into(),
+            });
+        }
+    };
+    Ok((select_package_files(files), diags))
+}
+
+fn is_source(path: &str) -> bool {
+    path.ends_with(".py") || path.ends_with(".pyi")
+}
+
+/// A relative archive path made safe: `/`-separated, no absolute, `..`, or empty components.
+fn safe_relative(path: &str) -> Option<String> {
+    let path = path.replace('\\', "/");
+    if path.starts_with('/') {
+        return None;
+    }
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    if parts.is_empty() || parts.iter().any(|p| *p == ".." || p.contains(':')) {
+        return None;
+    }
+    Some(parts.join("/"))
+}
+
+fn read_tree(
+    root: &Path,
+    limits: &Limits,
+) -> Result<(Vec<SourceFile>, Vec<Diagnostic>), IngestError> {
+    let mut files = Vec::new();
+    let mut diags = Vec::new();
+    let mut total = 0u64;
+    let mut seen = 0usize;
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|source| IngestError::Read {
+            path: dir.clone(),
+            source,
+        })?;
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            seen += 1;
+            if seen > limits.max_entries {
+                return Err(IngestError::Limit(
+                    root.to_path_buf(),
+                    format!("more than {} entries", limits.max_entries),
+                ));
+            }
+            let path = entry.path();
+            // Symlinks are never followed: they could point outside the release.
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            let name = entry.file_name().to_string_lossy().to_string();
+            if meta.is_dir() {
+                if !matches!(name.as_str(), "__pycache__" | ".git" | "node_modules") {
+                    stack.push(path);
+                }
+                continue;
+            }
+            if !meta.is_file() || !is_source(&name) {
+                continue;
+            }
+            let rel = path
+                .strip_prefix(root)
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .unwrap_or(name);
+            if meta.len() > limits.max_file_bytes {
+                diags.push(Diagnostic {
+                    file: rel,
+                    line: 1,
+                    message: format!("file larger than {} bytes; skipped", limits.max_file_bytes),
+                });
+                continue;
+            }
+            total += meta.len();
+            if total > limits.max_total_bytes {
+                return Err(IngestError::Limit(
+                    root.to_path_buf(),
+                    format!("more than {} bytes of sources", limits.max_total_bytes),
+                ));
+            }
+            let text = std::fs::read(&path).map_err(|source| IngestError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            files.push(SourceFile { path: rel, text });
+        }
+    }
+    Ok((files, diags))
+}
+
+fn read_zip(
+    path: &Path,
+    bytes: &[u8],
+    limits: &Limits,
+) -> Result<(Vec<SourceFile>, Vec<Diagnostic>), IngestError> {
+    let bad = |reason: String| IngestError::BadArchive {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let mut zip =
+        zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| bad(e.to_string()))?;
+    if zip.len() > limits.max_entries {
+        return Err(IngestError::Limit(
+            path.to_path_buf(),
+            format!("{} entries (limit {})", zip.len(), limits.max_entries),
+        ));
+    }
+    let mut files = Vec::new();
+    let mut diags = Vec::new();
+    let mut total = 0u64;
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).map_err(|e| bad(e.to_string()))?;
+        let name = entry.name().map(|n| n.to_string()).unwrap_or_default();
+        if !entry.is_file() || !is_source(&name) {
+            continue;
+        }
+        let Some(rel) = safe_relative(&name) else {
+            diags.push(Diagnostic {
+                file: name,
+                line: 1,
+                message: "unsafe path in archive; skipped".into(),
+            });
+            continue;
+        };
+        let text = read_limited(&mut entry, limits.max_file_bytes)
+            .map_err(|e| bad(format!("{rel}: {e}")))?;
+        let Some(text) = text else {
+            diags.push(Diagnostic {
+                file: rel,
+                line: 1,
+                message: format!("file larger than {} bytes; skipped", limits.max_file_bytes),
+            });
+            continue;
+        };
+        total += text.len() as u64;
+        if total > limits.max_total_bytes {
+            return Err(IngestError::Limit(
+                path.to_path_buf(),
+                format!("more than {} bytes uncompressed", limits.max_total_bytes),
+            ));
+        }
+        files.push(SourceFile { path: rel, text });
+    }
+    Ok((files, diags))
+}
+
+/// Reads at most `max` bytes; `None` when the entry is larger (a zip bomb never inflates fully).
+fn read_limited(r: &mut impl Read, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut buf = Vec::new();
+    r.take(max + 1).read_to_end(&mut buf)?;
+    Ok((buf.len() as u64 <= max).then_some(buf))
+}
+
+fn read_tar_gz(
+    path: &Path,
+    bytes: &[u8],
+    limits: &Limits,
+) -> Result<(Vec<SourceFile>, Vec<Diagnostic>), IngestError> {
+    let bad = |reason: String| IngestError::BadArchive {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let gz = flate2::read::GzDecoder::new(bytes);
+    let mut archive = tar::Archive::new(gz);
+    let mut files = Vec::new();
+    let mut diags = Vec::new();
+    let mut total = 0u64;
+    let entries = archive.entries().map_err(|e| bad(e.to_string()))?;
+    for (count, entry) in entries.enumerate() {
+        if count >= limits.max_entries {
+            return Err(IngestError::Limit(
+                path.to_path_buf(),
+                format!("more than {} entries", limits.max_entries),
+            ));
+        }
+        let mut entry = entry.map_err(|e| bad(e.to_string()))?;
+        // Only regular files: links and devices are skipped, never followed or created.
+        if entry.header().entry_type() != tar::EntryType::Regular {
+            continue;
+        }
+        let name = entry
+            .path()
+            .map(|p| p.to_string_lossy().to_string())
+            .map_err(|e| bad(e.to_string()))?;
+        if !is_source(&name) {
+            continue;
+        }
+        let Some(rel) = safe_relative(&name) else {
+            diags.push(Diagnostic {
+                file: name,
+                line: 1,
+                message: "unsafe path in archive; skipped".into(),
+            });
+            continue;
+        };
+        // An sdist wraps everything in NAME-VERSION/; drop that first component.
+        let rel = rel
+            .split_once('/')
+            .map(|(_, r)| r.to_string())
+            .unwrap_or(rel);
+        let text = read_limited(&mut entry, limits.max_file_bytes)
+            .map_err(|e| bad(format!("{rel}: {e}")))?;
+        let Some(text) = text else {
+            continue;
+        };
+        total += text.len() as u64;
+        if total > limits.max_total_bytes {
+            return Err(IngestError::Limit(
+                path.to_path_buf(),
+                format!("more than {} bytes uncompressed", limits.max_total_bytes),
+            ));
+        }
+        files.push(SourceFile { path: rel, text });
+    }
+    Ok((files, diags))
+}
+
+/// Keeps the files of importable packages: the `src/` layout is unwrapped, and top-level
+/// helper scripts of an sdist (setup.py, noxfile.py, docs/) are dropped.
+fn select_package_files(files: Vec<SourceFile>) -> Vec<SourceFile> {
+    let has_src_layout = files
+        .iter()
+        .any(|f| f.path.starts_with("src/") && f.path.ends_with("__init__.py"));
+    let files: Vec<SourceFile> = if has_src_layout {
+        files
+            .into_iter()
+            .filter_map(|f| {
+                f.path.strip_prefix("src/").map(|p| SourceFile {
+                    path: p.to_string(),
+                    text: f.text,
+                })
+            })
+            .collect()
+    } else {
+        files
+    };
+    // Top-level folders that are packages, or namespace folders holding packages.
+    let packages: std::collections::BTreeSet<String> = files
+        .iter()
+        .filter(|f| f.path.ends_with("/__init__.py") || f.path.ends_with("/__init__.pyi"))
+        .filter_map(|f| f.path.split('/').next().map(str::to_string))
+        .collect();
+    const SCRIPTS: &[&str] = &[
+        "setup.py",
+        "conftest.py",
+        "noxfile.py",
+        "fabfile.py",
+        "tasks.py",
+        "manage.py",
+        "docs",
+        "doc",
+        "examples",
+        "example",
+        "benchmarks",
+        "scripts",
+        "tests",
+        "test",
+    ];
+    files
+        .into_iter()
+        .filter(|f| match f.path.split_once('/') {
+            Some((top, _)) => packages.contains(top) && !SCRIPTS.contains(&top),
+            None => !SCRIPTS.contains(&f.path.as_str()),
+        })
+        .collect()
+}
+
+/// Extracts, lowers and stores one release, replacing any earlier copy atomically.
+pub fn ingest_files(
+    store: &Store,
+    package: &PackageId,
+    version: &str,
+    files: &[SourceFile],
+    mut diagnostics: Vec<Diagnostic>,
+    source: &str,
+    sha256: Option<String>,
+) -> Result<IngestReport, IngestError> {
+    let start = Instant::now();
+    validate_version(version)?;
+    let mut facts: ReleaseFacts = crate::extract::python::extract(files);
+    if facts.symbols.is_empty() {
+        return Err(IngestError::NoModules(PathBuf::from(source)));
+    }
+    diagnostics.append(&mut facts.diagnostics);
+    facts.diagnostics = diagnostics;
+    let provenance = Provenance {
+        source: source.to_string(),
+        sha256,
+        ingested_at: now_rfc3339(),
+    };
+    let quads = release_quads(package, version, &facts, &provenance);
+    let release = NamedNode::new(package.release_purl(version))
+        .map_err(|_| IngestError::BadVersion(version.to_string()))?;
+    store.replace_graph(&release, &quads)?;
+    Ok(IngestReport {
+        release: release.into_string(),
+        files: facts.files,
+        symbols: facts.symbols.len(),
+        quads: quads.len(),
+        seconds: start.elapsed().as_secs_f64(),
+        diagnostics: facts.diagnostics,
+    })
+}
+
+fn validate_version(v: &str) -> Result<(), IngestError> {
+    let ok = !v.is_empty()
+        && v.len() <= 128
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-+!".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(IngestError::BadVersion(v.to_string()))
+    }
+}
+
+/// The current UTC time as RFC 3339, without a date-time crate.
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsafe_archive_paths_are_refused() {
+        assert_eq!(safe_relative("a/b.py").as_deref(), Some("a/b.py"));
+        assert_eq!(safe_relative("./a//b.py").as_deref(), Some("a/b.py"));
+        assert!(safe_relative("../evil.py").is_none());
+        assert!(safe_relative("/etc/passwd.py").is_none());
+        assert!(safe_relative("a/../../b.py").is_none());
+        assert!(safe_relative("C:/x.py").is_none());
+    }
+
+    #[test]
+    fn timestamps_are_rfc3339() {
+        let t = now_rfc3339();
+        assert_eq!(t.len(), 20, "{t}");
+        assert!(t.starts_with("20") && t.ends_with('Z'));
+    }
+
+    #[test]
+    fn sdist_helpers_are_dropped() {
+        let f = |p: &str| SourceFile {
+            path: p.into(),
+            text: vec![],
+        };
+        let kept = select_package_files(vec![
+            f("setup.py"),
+            f("src/pkg/__init__.py"),
+            f("src/pkg/core.py"),
+            f("docs/conf.py"),
+        ]);
+        let paths: Vec<_> = kept.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, vec!["pkg/__init__.py", "pkg/core.py"]);
+    }
+}

@@ -1,0 +1,534 @@
+//! The `refgraph` command line: argument parsing and printing; the work is in the library.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use refgraph::answer::{AnswerError, Engine};
+use refgraph::ingest::{Limits, ingest_files, read_release};
+use refgraph::model::PackageId;
+use refgraph::store::Store;
+
+/// Exit codes, so scripts can tell a missing answer from a failure.
+mod exit {
+    pub const OK: u8 = 0;
+    pub const FAILURE: u8 = 1;
+    /// The name, package or version asked for is not indexed.
+    pub const NOT_FOUND: u8 = 3;
+}
+
+#[derive(Parser)]
+#[command(
+    name = "refgraph",
+    version,
+    about = "Exact, versioned answers about SDK APIs, from a knowledge graph of their releases",
+    long_about = "refgraph reads the sources of SDK releases (PyPI wheels and sdists, local source \
+trees), stores their public API as RDF in an embedded Oxigraph store (one named graph per \
+release) and answers exactly: the signature of a symbol in a given release, which releases \
+have it, what replaced it. Assistants ask over MCP (`refgraph serve`); people use the \
+commands below.",
+    after_help = "Examples:
+  refgraph add pkg:pypi/click@7.1.2 pkg:pypi/click@8.1.7
+  refgraph api click.Group.command --version 8.1.7
+  refgraph versions click.get_terminal_size --package click
+  refgraph list pkg:pypi/click --kind function
+  refgraph sparql 'SELECT ?g WHERE { GRAPH ?g { ?g a <https://refgraph.dev/ontology#Release> } }'
+  refgraph serve            # MCP over stdio, for an assistant"
+)]
+struct Cli {
+    /// Where the store and download cache live [default: the per-user data directory]
+    #[arg(long, env = "REFGRAPH_DATA", global = true)]
+    data_dir: Option<PathBuf>,
+    /// Print JSON instead of text
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Fetch releases from PyPI (verified by sha256, cached) and ingest them
+    #[command(after_help = "Example: refgraph add pkg:pypi/click@8.1.7 pkg:pypi/requests@2.32.3")]
+    Add {
+        /// Package URLs with versions: pkg:pypi/NAME@VERSION
+        #[arg(required = true)]
+        releases: Vec<String>,
+    },
+    /// Ingest a local source tree, wheel or sdist as one release
+    #[command(
+        after_help = "PATH is the folder that holds the import package (for click, the folder containing click/), a .whl or a .tar.gz.\nExample: refgraph ingest samples/python/acme-storage-1.0.0 --package pkg:pypi/acme-storage --version 1.0.0"
+    )]
+    Ingest {
+        path: PathBuf,
+        /// Package URL (pkg:pypi/NAME) or bare name (taken as PyPI)
+        #[arg(long)]
+        package: String,
+        /// Release version
+        #[arg(long)]
+        version: String,
+    },
+    /// Serve the MCP tools over stdio (stdout is the protocol; logs go to stderr)
+    Serve,
+    /// The exact signature of a symbol in one release
+    Api {
+        /// Dotted public name, e.g. click.Group.command
+        name: String,
+        #[arg(long)]
+        package: Option<String>,
+        /// Release version [default: newest indexed]
+        #[arg(long)]
+        version: Option<String>,
+    },
+    /// Which indexed releases of a package have a symbol
+    Versions {
+        name: String,
+        #[arg(long)]
+        package: Option<String>,
+    },
+    /// List the symbols of a release
+    List {
+        package: String,
+        #[arg(long)]
+        version: Option<String>,
+        /// module, class, function, method, classmethod, staticmethod, property
+        #[arg(long)]
+        kind: Option<String>,
+        #[arg(long)]
+        prefix: Option<String>,
+        #[arg(long, default_value_t = 1000)]
+        limit: usize,
+    },
+    /// List the indexed releases
+    Releases,
+    /// Run a read-only SPARQL query (QUERY, @FILE, or - for stdin)
+    Sparql { query: String },
+}
+
+fn data_dir(cli: &Cli) -> Result<PathBuf> {
+    if let Some(d) = &cli.data_dir {
+        return Ok(d.clone());
+    }
+    directories::ProjectDirs::from("dev", "refgraph", "refgraph")
+        .map(|p| p.data_dir().to_path_buf())
+        .context("no home directory to put data in; pass --data-dir or set REFGRAPH_DATA")
+}
+
+fn store_path(data: &Path) -> PathBuf {
+    data.join("store")
+}
+
+fn open_read(data: &Path) -> Result<Store> {
+    let path = store_path(data);
+    if !path.join("CURRENT").exists() {
+        bail!(
+            "no store at {} yet: ingest something first (refgraph add pkg:pypi/NAME@VERSION)",
+            path.display()
+        );
+    }
+    Ok(Store::open_read_only(&path)?)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("REFGRAPH_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .init();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            let not_found = e.downcast_ref::<AnswerError>().is_some_and(|a| {
+                matches!(
+                    a,
+                    AnswerError::NotFound { .. }
+                        | AnswerError::VersionNotIndexed { .. }
+                        | AnswerError::UnknownPackage { .. }
+                )
+            });
+            ExitCode::from(if not_found {
+                exit::NOT_FOUND
+            } else {
+                exit::FAILURE
+            })
+        }
+    }
+}
+
+fn print_json(v: &impl serde::Serialize) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(v)?);
+    Ok(())
+}
+
+fn run(cli: Cli) -> Result<u8> {
+    let data = data_dir(&cli)?;
+    match &cli.command {
+        Command::Add { releases } => add(&cli, &data, releases),
+        Command::Ingest {
+            path,
+            package,
+            version,
+        } => {
+            let package = parse_package(package)?;
+            let store = Store::open(&store_path(&data))?;
+            let bar = spinner(&format!("ingesting {}", package.release_purl(version)));
+            let (files, diags) = read_release(path, &Limits::default())?;
+            let report = ingest_files(
+                &store,
+                &package,
+                version,
+                &files,
+                diags,
+                &path
+                    .canonicalize()
+                    .unwrap_or(path.clone())
+                    .display()
+                    .to_string(),
+                None,
+            )?;
+            store.flush()?;
+            bar.finish_and_clear();
+            print_report(&cli, &report)?;
+            Ok(exit::OK)
+        }
+        Command::Serve => {
+            let store = Store::open(&store_path(&data))?;
+            let engine = Arc::new(Engine::new(store));
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()?;
+            rt.block_on(refgraph::mcp::serve_stdio(engine))?;
+            Ok(exit::OK)
+        }
+        Command::Api {
+            name,
+            package,
+            version,
+        } => {
+            let engine = Engine::new(open_read(&data)?);
+            let chosen = engine.choose(package.as_deref(), version.as_deref(), Some(name))?;
+            let d = engine.api_detail(&chosen, name)?;
+            if cli.json {
+                print_json(&d)?;
+            } else {
+                println!("[Version: {}]", chosen.version_line());
+                println!(
+                    "{} ({}) in {}",
+                    d.qualified_name, d.kind, chosen.release.release
+                );
+                if let Some(sig) = &d.signature {
+                    let short = d.qualified_name.rsplit('.').next().unwrap_or("");
+                    println!("  {short}{sig}");
+                }
+                if let (Some(f), Some(l)) = (&d.source.file, d.source.line) {
+                    println!("  source: {f}:{l}");
+                }
+                if let Some(def) = &d.defined_in
+                    && def != &d.qualified_name
+                {
+                    println!("  defined in: {def}");
+                }
+                if !d.aliases.is_empty() {
+                    println!("  aliases: {}", d.aliases.join(", "));
+                }
+                if let Some(i) = &d.inherited_from {
+                    println!("  inherited from: {i}");
+                }
+                if let Some(dep) = &d.deprecation {
+                    println!(
+                        "  DEPRECATED{}{}",
+                        dep.since
+                            .as_deref()
+                            .map(|s| format!(" since {s}"))
+                            .unwrap_or_default(),
+                        dep.message
+                            .as_deref()
+                            .map(|m| format!(": {m}"))
+                            .unwrap_or_default()
+                    );
+                }
+                for p in &d.params {
+                    println!(
+                        "  - {:<20} {:<22} {}{}",
+                        p.name,
+                        p.kind,
+                        if p.required { "required" } else { "optional" },
+                        p.default
+                            .as_deref()
+                            .map(|d| format!(" = {d}"))
+                            .unwrap_or_default()
+                    );
+                }
+                for o in &d.overloads {
+                    println!("  @overload {o}");
+                }
+                if let Some(desc) = &d.description {
+                    println!("\n{}", desc.split("\n\n").next().unwrap_or(desc));
+                }
+            }
+            Ok(exit::OK)
+        }
+        Command::Versions { name, package } => {
+            let engine = Engine::new(open_read(&data)?);
+            let c = engine.check_version(package.as_deref(), name, None)?;
+            if cli.json {
+                print_json(&c)?;
+            } else {
+                println!("{} in {}", c.qualified_name, c.package);
+                for v in &c.versions {
+                    println!(
+                        "  {:<16} {}{}{}",
+                        v.version,
+                        if v.available { "present" } else { "absent" },
+                        if v.deprecated { ", deprecated" } else { "" },
+                        if v.signature_changed {
+                            ", signature changed"
+                        } else {
+                            ""
+                        }
+                    );
+                }
+                if let Some(v) = &c.introduced_in {
+                    println!("  first indexed release with it: {v}");
+                }
+                if let Some(v) = &c.removed_in {
+                    println!("  removed in: {v}");
+                }
+                if let Some(r) = &c.replacement {
+                    println!("  replacement: {r}");
+                }
+            }
+            Ok(if c.versions.iter().any(|v| v.available) {
+                exit::OK
+            } else {
+                exit::NOT_FOUND
+            })
+        }
+        Command::List {
+            package,
+            version,
+            kind,
+            prefix,
+            limit,
+        } => {
+            let engine = Engine::new(open_read(&data)?);
+            let chosen = engine.choose(Some(package), version.as_deref(), None)?;
+            let l = engine.list(&chosen, kind.as_deref(), prefix.as_deref(), *limit, None)?;
+            if cli.json {
+                print_json(&l)?;
+            } else {
+                println!("[Version: {}] {} symbols", chosen.version_line(), l.total);
+                for i in &l.items {
+                    println!(
+                        "{:<60} {}{}",
+                        i.qualified_name,
+                        i.kind,
+                        if i.deprecated { " (deprecated)" } else { "" }
+                    );
+                }
+                if l.next_cursor.is_some() {
+                    println!("... {} more (raise --limit)", l.total - l.items.len());
+                }
+            }
+            Ok(exit::OK)
+        }
+        Command::Releases => {
+            let engine = Engine::new(open_read(&data)?);
+            let rels = engine.releases()?;
+            if cli.json {
+                print_json(&rels)?;
+            } else if rels.is_empty() {
+                println!("no releases indexed");
+            } else {
+                for r in rels {
+                    println!(
+                        "{:<40} {:>7} symbols  {}",
+                        r.release, r.symbols, r.ingested_at
+                    );
+                }
+            }
+            Ok(exit::OK)
+        }
+        Command::Sparql { query } => {
+            let text = if query == "-" {
+                let mut s = String::new();
+                std::io::stdin().read_to_string(&mut s)?;
+                s
+            } else if let Some(file) = query.strip_prefix('@') {
+                std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?
+            } else {
+                query.clone()
+            };
+            let engine = Engine::new(open_read(&data)?);
+            let v = engine.sparql(&text)?;
+            if cli.json {
+                print_json(&v)?;
+            } else {
+                print_table(&v);
+            }
+            Ok(exit::OK)
+        }
+    }
+}
+
+fn parse_package(text: &str) -> Result<PackageId> {
+    let (mut id, version) = PackageId::parse(text).map_err(anyhow::Error::msg)?;
+    if version.is_some() {
+        bail!("--package takes no version ('{text}'); pass --version");
+    }
+    if id.ecosystem.is_empty() {
+        id = PackageId::new("pypi", &id.name);
+    }
+    Ok(id)
+}
+
+fn spinner(msg: &str) -> ProgressBar {
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"),
+    );
+    bar.set_message(msg.to_string());
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    bar
+}
+
+fn print_report(cli: &Cli, r: &refgraph::ingest::IngestReport) -> Result<()> {
+    if cli.json {
+        return print_json(r);
+    }
+    eprintln!(
+        "ingested {}: {} symbols from {} files ({} quads) in {:.2}s",
+        r.release, r.symbols, r.files, r.quads, r.seconds
+    );
+    for d in &r.diagnostics {
+        eprintln!("  warning: {d}");
+    }
+    Ok(())
+}
+
+fn add(cli: &Cli, data: &Path, releases: &[String]) -> Result<u8> {
+    let mut targets = Vec::new();
+    for r in releases {
+        let (mut id, version) = PackageId::parse(r).map_err(anyhow::Error::msg)?;
+        if id.ecosystem.is_empty() {
+            id = PackageId::new("pypi", &id.name);
+        }
+        let Some(version) = version else {
+            bail!("'{r}' has no version: write pkg:pypi/NAME@VERSION");
+        };
+        targets.push((id, version));
+    }
+    let store = Store::open(&store_path(data))?;
+    let cache = data.join("cache").join("pypi");
+    let mut failed = 0;
+    for (id, version) in targets {
+        let purl = id.release_purl(&version);
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {elapsed}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar.set_message(format!("fetching {purl}"));
+        let progress = |done: u64, total: u64| {
+            bar.set_length(total.max(done));
+            bar.set_position(done);
+        };
+        let result = refgraph::fetch::fetch_pypi(&id, &version, &cache, &progress)
+            .map_err(anyhow::Error::from)
+            .and_then(|fetched| {
+                bar.set_message(format!("ingesting {purl}"));
+                let (files, diags) = read_release(&fetched.path, &Limits::default())?;
+                Ok(ingest_files(
+                    &store,
+                    &id,
+                    &version,
+                    &files,
+                    diags,
+                    &fetched.url,
+                    Some(fetched.sha256),
+                )?)
+            });
+        bar.finish_and_clear();
+        match result {
+            Ok(report) => print_report(cli, &report)?,
+            Err(e) => {
+                failed += 1;
+                eprintln!("error: {purl}: {e:#}");
+            }
+        }
+    }
+    store.flush()?;
+    Ok(if failed == 0 { exit::OK } else { exit::FAILURE })
+}
+
+/// Prints SPARQL JSON results as an aligned text table.
+fn print_table(v: &serde_json::Value) {
+    if let Some(b) = v.get("boolean") {
+        println!("{b}");
+        return;
+    }
+    let vars: Vec<String> = v["head"]["vars"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let rows: Vec<Vec<String>> = v["results"]["bindings"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|row| {
+                    vars.iter()
+                        .map(|var| row[var]["value"].as_str().unwrap_or("").to_string())
+                        .collect()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let widths: Vec<usize> = vars
+        .iter()
+        .enumerate()
+        .map(|(i, var)| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([var.len()])
+                .max()
+                .unwrap_or(0)
+                .min(60)
+        })
+        .collect();
+    let line = |cells: &[String]| {
+        cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{:<w$}", c, w = *w))
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    println!("{}", line(&vars));
+    for r in &rows {
+        println!("{}", line(r));
+    }
+    println!(
+        "({} rows{})",
+        rows.len(),
+        if v["truncated"] == true {
+            ", truncated"
+        } else {
+            ""
+        }
+    );
+}

@@ -1,0 +1,401 @@
+//! The MCP server (rmcp): tool handlers over [`Engine`]; the only module that knows MCP.
+
+use std::sync::Arc;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::schema_for_output;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
+};
+use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::answer::{AnswerError, ApiDetail, ApiList, Candidate, Chosen, Engine, VersionCheck};
+
+/// Arguments of `get_api_detail`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ApiDetailArgs {
+    /// Dotted public name, e.g. `click.Group.command` or `requests.Session.get`. Inherited
+    /// members resolve on the subclass. An unknown or misspelt name returns ranked candidates.
+    pub name: String,
+    /// Package URL (`pkg:pypi/click`) or bare name (`click`); may be omitted when the name's
+    /// first component identifies one indexed package.
+    pub package: Option<String>,
+    /// Exact release version (`8.1.7`). Omitted: the newest indexed release, stated as such.
+    /// A version that is not indexed is an error listing the indexed ones.
+    pub version: Option<String>,
+}
+
+/// Arguments of `check_version`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CheckVersionArgs {
+    /// Dotted public name, e.g. `click.get_terminal_size`.
+    pub name: String,
+    /// Package URL (`pkg:pypi/click`) or bare name.
+    pub package: Option<String>,
+    /// The release you care about; the answer says whether the name exists in it.
+    pub version: Option<String>,
+}
+
+/// Arguments of `list_apis`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListApisArgs {
+    /// Package URL (`pkg:pypi/click`) or bare name.
+    pub package: String,
+    /// Exact release version; omitted: the newest indexed release.
+    pub version: Option<String>,
+    /// Only this kind: module, class, function, method, classmethod, staticmethod, property.
+    pub kind: Option<String>,
+    /// Only names starting with this prefix, e.g. `click.Group.`.
+    pub prefix: Option<String>,
+    /// Page size (default 100, at most 1000).
+    pub limit: Option<usize>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// Arguments of `sparql_query`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SparqlArgs {
+    /// A SPARQL 1.1 SELECT, ASK, CONSTRUCT or DESCRIBE query. The default graph is the union of
+    /// all releases; `GRAPH <pkg:pypi/click@8.1.7> { ... }` selects one. Prefix
+    /// `rg: <https://refgraph.dev/ontology#>`. Updates are refused.
+    pub query: String,
+}
+
+/// The result of a SPARQL query: SPARQL 1.1 Query Results JSON.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SparqlOutput {
+    /// `{"vars": [...]}`
+    pub head: serde_json::Value,
+    /// `{"bindings": [...]}` for SELECT, CONSTRUCT and DESCRIBE.
+    pub results: Option<serde_json::Value>,
+    /// For ASK.
+    pub boolean: Option<bool>,
+    /// True when rows were cut at the row limit.
+    pub truncated: Option<bool>,
+}
+
+#[derive(Clone)]
+pub struct RefgraphServer {
+    engine: Arc<Engine>,
+    tool_router: ToolRouter<Self>,
+}
+
+fn ok_result(version_line: &str, text: String, value: serde_json::Value) -> CallToolResult {
+    let mut r = CallToolResult::structured(value);
+    r.content = vec![ContentBlock::text(format!(
+        "[Version: {version_line}]\n{text}"
+    ))];
+    r
+}
+
+/// Maps domain errors to MCP: bad input is a tool error the caller reads (with candidates or
+/// the indexed versions); storage failures are internal errors.
+fn error_result(version_line: Option<String>, e: AnswerError) -> Result<CallToolResult, ErrorData> {
+    let head = match (&version_line, &e) {
+        (_, AnswerError::VersionNotIndexed { asked, .. }) => {
+            format!("[Version: {asked} (not indexed)]\n")
+        }
+        (Some(v), _) => format!("[Version: {v}]\n"),
+        (None, _) => "[Version: none]\n".to_string(),
+    };
+    match e {
+        AnswerError::Store(inner) => Err(ErrorData::internal_error(inner.to_string(), None)),
+        AnswerError::Timeout(_) | AnswerError::BadQuery(_) | AnswerError::UpdateRefused => {
+            let mut r = CallToolResult::error(vec![ContentBlock::text(format!("{head}{e}"))]);
+            r.structured_content = None;
+            Ok(r)
+        }
+        other => {
+            let candidates: Vec<Candidate> = match &other {
+                AnswerError::NotFound { candidates, .. } => candidates.clone(),
+                _ => vec![],
+            };
+            let indexed: Vec<String> = match &other {
+                AnswerError::VersionNotIndexed { indexed, .. } => indexed.clone(),
+                AnswerError::UnknownPackage { indexed, .. }
+                | AnswerError::PackageNeeded { indexed } => indexed.clone(),
+                AnswerError::AmbiguousPackage { matches, .. } => matches.clone(),
+                _ => vec![],
+            };
+            let mut text = format!("{head}{other}");
+            if !candidates.is_empty() {
+                text.push_str("\ncandidates: ");
+                text.push_str(&serde_json::to_string(&candidates).unwrap_or_default());
+            }
+            // Error results carry the same facts as structured data for programs.
+            let mut r = CallToolResult::error(vec![ContentBlock::text(text)]);
+            r.structured_content = Some(serde_json::json!({
+                "error": other.to_string(),
+                "candidates": candidates,
+                "indexed": indexed,
+            }));
+            Ok(r)
+        }
+    }
+}
+
+fn to_value<T: Serialize>(v: &T) -> Result<serde_json::Value, ErrorData> {
+    serde_json::to_value(v).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
+fn any_object_schema() -> Arc<JsonObject> {
+    schema_for_output::<SparqlOutput>()
+}
+
+fn detail_text(d: &ApiDetail, release: &str) -> String {
+    let mut t = format!("{} ({}) in {release}", d.qualified_name, d.kind);
+    if let Some(sig) = &d.signature {
+        t.push_str(&format!(
+            "\nsignature: {}{sig}",
+            d.qualified_name.rsplit('.').next().unwrap_or("")
+        ));
+    }
+    if let (Some(f), Some(l)) = (&d.source.file, d.source.line) {
+        t.push_str(&format!("\nsource: {f}:{l}"));
+    }
+    if let Some(dep) = &d.deprecation {
+        t.push_str(&format!(
+            "\ndeprecated{}{}",
+            dep.since
+                .as_deref()
+                .map(|s| format!(" since {s}"))
+                .unwrap_or_default(),
+            dep.message
+                .as_deref()
+                .map(|m| format!(": {m}"))
+                .unwrap_or_default()
+        ));
+    }
+    if let Some(i) = &d.inherited_from {
+        t.push_str(&format!("\ninherited from {i}"));
+    }
+    t.push('\n');
+    t.push_str(&serde_json::to_string(d).unwrap_or_default());
+    t
+}
+
+fn check_text(c: &VersionCheck) -> String {
+    let have: Vec<&str> = c
+        .versions
+        .iter()
+        .filter(|v| v.available)
+        .map(|v| v.version.as_str())
+        .collect();
+    let mut t = if have.is_empty() {
+        format!(
+            "{} is in no indexed release of {}",
+            c.qualified_name, c.package
+        )
+    } else {
+        format!(
+            "{} of {} is in: {}",
+            c.qualified_name,
+            c.package,
+            have.join(", ")
+        )
+    };
+    if let Some(v) = &c.introduced_in {
+        t.push_str(&format!("\nfirst indexed release with it: {v}"));
+    }
+    if let Some(v) = &c.removed_in {
+        t.push_str(&format!("\nremoved in: {v}"));
+    }
+    if let Some(r) = &c.replacement {
+        t.push_str(&format!("\nreplacement: {r}"));
+    }
+    t.push('\n');
+    t.push_str(&serde_json::to_string(c).unwrap_or_default());
+    t
+}
+
+#[tool_router]
+impl RefgraphServer {
+    pub fn new(engine: Arc<Engine>) -> Self {
+        RefgraphServer {
+            engine,
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Engine) -> T + Send + 'static,
+    ) -> Result<T, ErrorData> {
+        let engine = self.engine.clone();
+        tokio::task::spawn_blocking(move || f(&engine))
+            .await
+            .map_err(|e| ErrorData::internal_error(format!("worker failed: {e}"), None))
+    }
+
+    /// The exact signature of one API symbol in one indexed release.
+    #[tool(
+        description = "Exact signature and facts of one API symbol (function, class, method, property, module) in one indexed release: parameters in order with kind, required flag, type and default source text; return annotation; docstring; deprecation; aliases; defining module; source file:line. Unknown names return ranked candidates, never a guess.",
+        output_schema = schema_for_output::<ApiDetail>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn get_api_detail(
+        &self,
+        Parameters(a): Parameters<ApiDetailArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let out = self
+            .blocking(
+                move |e| -> Result<(Chosen, ApiDetail), (Option<String>, AnswerError)> {
+                    let chosen = e
+                        .choose(a.package.as_deref(), a.version.as_deref(), Some(&a.name))
+                        .map_err(|err| (None, err))?;
+                    let d = e
+                        .api_detail(&chosen, &a.name)
+                        .map_err(|err| (Some(chosen.version_line()), err))?;
+                    Ok((chosen, d))
+                },
+            )
+            .await?;
+        match out {
+            Ok((chosen, d)) => Ok(ok_result(
+                &chosen.version_line(),
+                detail_text(&d, &chosen.release.release),
+                to_value(&d)?,
+            )),
+            Err((v, e)) => error_result(v, e),
+        }
+    }
+
+    /// Whether a name exists in each indexed release of a package.
+    #[tool(
+        description = "Does this API symbol exist in a given release, and in which indexed releases of the package: availability per version, first release with it, release that removed it, deprecation and replacement. An unknown name is a normal answer with available false everywhere.",
+        output_schema = schema_for_output::<VersionCheck>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn check_version(
+        &self,
+        Parameters(a): Parameters<CheckVersionArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let out = self
+            .blocking(move |e| e.check_version(a.package.as_deref(), &a.name, a.version.as_deref()))
+            .await?;
+        match out {
+            Ok(c) => {
+                let first = match (&c.requested_version, c.versions.first(), c.versions.last()) {
+                    (Some(v), _, _) => v.clone(),
+                    (None, Some(a), Some(b)) if a.version != b.version => {
+                        format!("{}..{} (all indexed)", a.version, b.version)
+                    }
+                    (None, Some(a), _) => format!("{} (all indexed)", a.version),
+                    _ => "none".into(),
+                };
+                Ok(ok_result(&first, check_text(&c), to_value(&c)?))
+            }
+            Err(e) => error_result(None, e),
+        }
+    }
+
+    /// The public symbols of a release.
+    #[tool(
+        description = "List the public API symbols of one indexed release, filtered by kind and name prefix, paged with cursor.",
+        output_schema = schema_for_output::<ApiList>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn list_apis(
+        &self,
+        Parameters(a): Parameters<ListApisArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let out = self
+            .blocking(
+                move |e| -> Result<(Chosen, ApiList), (Option<String>, AnswerError)> {
+                    let chosen = e
+                        .choose(Some(&a.package), a.version.as_deref(), None)
+                        .map_err(|err| (None, err))?;
+                    let l = e
+                        .list(
+                            &chosen,
+                            a.kind.as_deref(),
+                            a.prefix.as_deref(),
+                            a.limit.unwrap_or(100),
+                            a.cursor.as_deref(),
+                        )
+                        .map_err(|err| (Some(chosen.version_line()), err))?;
+                    Ok((chosen, l))
+                },
+            )
+            .await?;
+        match out {
+            Ok((chosen, l)) => {
+                let mut text = format!(
+                    "{} of {} symbols in {}",
+                    l.items.len(),
+                    l.total,
+                    chosen.release.release
+                );
+                for i in &l.items {
+                    text.push_str(&format!("\n{} ({})", i.qualified_name, i.kind));
+                }
+                Ok(ok_result(&chosen.version_line(), text, to_value(&l)?))
+            }
+            Err((v, e)) => error_result(v, e),
+        }
+    }
+
+    /// Read-only SPARQL over every indexed release.
+    #[tool(
+        description = "Run a read-only SPARQL 1.1 query over the knowledge graph (one named graph per release, IRI = Package URL such as <pkg:pypi/click@8.1.7>; vocabulary prefix rg: <https://refgraph.dev/ontology#>; default graph = union of all releases). Returns SPARQL results JSON. Updates are refused; queries are cut at a time limit and a row limit.",
+        output_schema = any_object_schema(),
+        annotations(read_only_hint = true)
+    )]
+    async fn sparql_query(
+        &self,
+        Parameters(a): Parameters<SparqlArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let out = self.blocking(move |e| e.sparql(&a.query)).await?;
+        match out {
+            Ok(v) => {
+                let n = v["results"]["bindings"].as_array().map(Vec::len);
+                let text = match n {
+                    Some(n) => format!("{n} rows\n{v}"),
+                    None => v.to_string(),
+                };
+                Ok(ok_result("all indexed releases", text, v))
+            }
+            Err(e) => error_result(Some("all indexed releases".into()), e),
+        }
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for RefgraphServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("refgraph", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "refgraph answers API questions exactly, from facts extracted from indexed releases. \
+                 Every answer starts with [Version: X] naming the release it came from. Use \
+                 get_api_detail for a signature, check_version to know whether a name exists in a \
+                 release, list_apis to browse, sparql_query for anything else.",
+            )
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    #[error("MCP session could not start: {0}")]
+    Start(String),
+    #[error("MCP session ended abnormally: {0}")]
+    Run(String),
+}
+
+/// Serves MCP on stdin/stdout until the client disconnects. Logs go to stderr.
+pub async fn serve_stdio(engine: Arc<Engine>) -> Result<(), McpError> {
+    use rmcp::ServiceExt;
+    let server = RefgraphServer::new(engine)
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| McpError::Start(e.to_string()))?;
+    server
+        .waiting()
+        .await
+        .map_err(|e| McpError::Run(e.to_string()))?;
+    Ok(())
+}
