@@ -1,0 +1,44 @@
+import os
+from dataclasses import dataclass
+from typing import List, Union
+
+from .._client import StorageClient, _BaseService
+from ..models import ObjectInfo
+
+@dataclass
+class TransferConfig:
+    part_size: int = ...
+    max_concurrency: int = 4
+    use_threads: bool = True
+
+class Uploader(_BaseService):
+    bucket: str
+    key: str
+    config: TransferConfig
+    def __init__(
+        self,
+        client: StorageClient,
+        bucket: str,
+        key: str,
+        config: TransferConfig | None = None,
+    ) -> None: ...
+    @property
+    def part_count(self) -> int: ...
+    async def upload_part(self, part_number: int, data: bytes | bytearray | memoryview) -> str: ...
+    async def complete(self) -> ObjectInfo: ...
+
+def upload_file(
+    client: StorageClient,
+    path: Union[str, os.PathLike[str]],
+    bucket: str,
+    key: str | None = None,
+    *,
+    content_type: str | None = None,
+) -> ObjectInfo: ...
+def upload_directory(
+    client: StorageClient,
+    directory: str | os.PathLike[str],
+    bucket: str,
+    *,
+    prefix: str = "",
+) -> List[ObjectInfo]: ...

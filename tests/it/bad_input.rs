@@ -1,0 +1,200 @@
+//! Bad input gets a clear error and loses nothing.
+
+use std::io::Write;
+
+use refgraph::answer::Engine;
+use refgraph::ingest::{IngestError, Limits, read_release};
+use refgraph::store::Store;
+
+use crate::support::{ingest, sample};
+
+fn snapshot(e: &Engine) -> String {
+    let v1 = e.choose(Some("acme-storage"), Some("1.0.0"), None).unwrap();
+    let d = e.api_detail(&v1, "acme_storage.StorageClient").unwrap();
+    let l = e.list(&v1, None, None, 1000, None).unwrap();
+    format!(
+        "{}\n{}",
+        serde_json::to_string(&d).unwrap(),
+        serde_json::to_string(&l).unwrap()
+    )
+}
+
+#[test]
+fn a_syntax_error_is_a_diagnostic_and_the_rest_of_the_release_ingests() {
+    let store = Store::in_memory();
+    ingest(
+        &store,
+        &sample("acme-storage-1.0.0"),
+        "acme-storage",
+        "1.0.0",
+    );
+    let engine = Engine::new(store.clone());
+    let before = snapshot(&engine);
+    let report = ingest(&store, &sample("broken-0.1.0"), "broken", "0.1.0");
+    assert!(
+        report
+            .diagnostics
+            .iter()
+            .any(|d| d.file == "broken_pkg/bad.py" && d.message.contains("syntax error")),
+        "{:?}",
+        report.diagnostics
+    );
+    let broken = engine.choose(Some("broken"), None, None).unwrap();
+    let names: Vec<String> = engine
+        .list(&broken, None, None, 1000, None)
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|i| i.qualified_name)
+        .collect();
+    for n in [
+        "broken_pkg.greet",
+        "broken_pkg.Square",
+        "broken_pkg.greetings",
+        "broken_pkg.shapes",
+    ] {
+        assert!(names.iter().any(|x| x == n), "{n} missing from {names:?}");
+    }
+    // The diagnostic is stored with the release.
+    let diags = engine.diagnostics(&broken.release.release).unwrap();
+    assert!(
+        diags
+            .iter()
+            .any(|(f, line, _)| f == "broken_pkg/bad.py" && *line > 0)
+    );
+    assert_eq!(snapshot(&engine), before);
+}
+
+fn wheel_bytes() -> Vec<u8> {
+    let mut buf = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut buf);
+    let root = sample("acme-storage-1.0.0");
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        let mut entries: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "py" || e == "pyi") {
+                let rel = path
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .to_string();
+                zip.start_file(rel, zip::write::SimpleFileOptions::default())
+                    .unwrap();
+                zip.write_all(&std::fs::read(&path).unwrap()).unwrap();
+            }
+        }
+    }
+    zip.finish().unwrap();
+    buf.into_inner()
+}
+
+#[test]
+fn a_truncated_archive_is_refused_and_the_store_is_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("acme_storage-1.0.0-py3-none-any.whl");
+    let bytes = wheel_bytes();
+    std::fs::write(&good, &bytes).unwrap();
+    // The whole wheel reads like the source tree.
+    let (files, _) = read_release(&good, &Limits::default()).unwrap();
+    assert!(files.iter().any(|f| f.path == "acme_storage/_client.py"));
+
+    let store = Store::in_memory();
+    ingest(
+        &store,
+        &sample("acme-storage-1.0.0"),
+        "acme-storage",
+        "1.0.0",
+    );
+    let engine = Engine::new(store);
+    let before = snapshot(&engine);
+    let cut = dir.path().join("acme_storage-1.0.1-py3-none-any.whl");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    match read_release(&cut, &Limits::default()) {
+        Err(IngestError::BadArchive { reason, .. }) => assert!(!reason.is_empty()),
+        other => panic!("expected BadArchive, got {:?}", other.map(|f| f.0.len())),
+    }
+    let tgz = dir.path().join("acme-storage-1.0.1.tar.gz");
+    std::fs::write(&tgz, b"\x1f\x8b\x08\x00garbage").unwrap();
+    assert!(matches!(
+        read_release(&tgz, &Limits::default()),
+        Err(IngestError::BadArchive { .. })
+    ));
+    assert_eq!(snapshot(&engine), before);
+}
+
+#[test]
+fn archive_limits_stop_oversized_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.whl");
+    std::fs::write(&path, wheel_bytes()).unwrap();
+    let tight = Limits {
+        max_file_bytes: 64,
+        ..Limits::default()
+    };
+    let (files, diags) = read_release(&path, &tight).unwrap();
+    assert!(files.iter().all(|f| f.text.len() <= 64));
+    assert!(diags.iter().any(|d| d.message.contains("larger than")));
+    let few = Limits {
+        max_entries: 2,
+        ..Limits::default()
+    };
+    assert!(matches!(
+        read_release(&path, &few),
+        Err(IngestError::Limit(..))
+    ));
+}
+
+#[test]
+fn a_folder_without_python_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "hi").unwrap();
+    let store = Store::in_memory();
+    let (files, diags) = read_release(dir.path(), &Limits::default()).unwrap();
+    let err = refgraph::ingest::ingest_files(
+        &store,
+        &refgraph::model::PackageId::new("pypi", "x"),
+        "1.0",
+        &files,
+        diags,
+        "here",
+        None,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("no Python modules"), "{err}");
+}
+
+#[test]
+fn reingesting_replaces_the_release_graph_whole() {
+    let store = Store::in_memory();
+    ingest(
+        &store,
+        &sample("acme-storage-1.0.0"),
+        "acme-storage",
+        "1.0.0",
+    );
+    // The same version, re-ingested from other sources, holds only the new facts.
+    ingest(
+        &store,
+        &sample("acme-storage-2.0.0"),
+        "acme-storage",
+        "1.0.0",
+    );
+    let e = Engine::new(store);
+    let v = e.choose(Some("acme-storage"), Some("1.0.0"), None).unwrap();
+    assert!(
+        e.api_detail(&v, "acme_storage.transfer.upload.upload_bytes")
+            .is_err()
+    );
+    assert!(
+        e.api_detail(&v, "acme_storage.transfer.upload.upload_directory")
+            .is_ok()
+    );
+    assert_eq!(e.releases().unwrap().len(), 1);
+}

@@ -1,0 +1,8 @@
+//! One integration test binary (see STYLE.md): features tested through the library and the CLI.
+
+mod support;
+
+mod bad_input;
+mod mcp;
+mod oracle;
+mod samples;

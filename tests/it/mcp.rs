@@ -1,0 +1,167 @@
+//! The MCP server in one process with an rmcp client over an in-memory pipe.
+
+use std::sync::Arc;
+
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use serde_json::{Value, json};
+
+use refgraph::mcp::RefgraphServer;
+
+use crate::support::acme;
+
+fn text_of(r: &CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+async fn call(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    tool: &str,
+    args: Value,
+) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+        .await
+        .expect("protocol-level success")
+}
+
+#[tokio::test]
+async fn tools_answer_with_version_lines_structured_content_and_clear_errors() {
+    let engine = Arc::new(acme());
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let server = tokio::spawn(async move {
+        let running = RefgraphServer::new(engine)
+            .serve(server_io)
+            .await
+            .expect("server starts");
+        running.waiting().await.ok();
+    });
+    let client = ().serve(client_io).await.expect("client connects");
+
+    let tools = client.list_all_tools().await.unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        vec![
+            "check_version",
+            "get_api_detail",
+            "list_apis",
+            "sparql_query"
+        ]
+    );
+    for t in &tools {
+        assert!(t.output_schema.is_some(), "{} has no outputSchema", t.name);
+        let props = t
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+            .unwrap();
+        for (name, schema) in props {
+            assert!(
+                schema.get("description").is_some(),
+                "{}.{name} has no description",
+                t.name
+            );
+        }
+    }
+
+    let ok = call(&client, "get_api_detail", json!({"name": "acme_storage.StorageClient.put_object", "package": "pkg:pypi/acme-storage"})).await;
+    assert_eq!(ok.is_error, Some(false));
+    assert!(
+        text_of(&ok).starts_with("[Version: 2.0.0 (newest indexed)]\n"),
+        "{}",
+        text_of(&ok)
+    );
+    let s = ok.structured_content.clone().unwrap();
+    assert_eq!(s["qualified_name"], "acme_storage.StorageClient.put_object");
+    assert_eq!(s["version"], "2.0.0");
+    assert!(
+        s["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["name"] != "self")
+    );
+
+    let bad_version = call(
+        &client,
+        "get_api_detail",
+        json!({"name": "acme_storage.StorageClient", "package": "acme-storage", "version": "9.9"}),
+    )
+    .await;
+    assert_eq!(bad_version.is_error, Some(true));
+    let t = text_of(&bad_version);
+    assert!(
+        t.starts_with("[Version: 9.9 (not indexed)]") && t.contains("1.0.0, 2.0.0"),
+        "{t}"
+    );
+
+    let missing = call(&client, "get_api_detail", json!({"name": "acme_storage.StorageClient.put_objet", "package": "acme-storage", "version": "1.0.0"})).await;
+    assert_eq!(missing.is_error, Some(true));
+    let t = text_of(&missing);
+    assert!(
+        t.starts_with("[Version: 1.0.0]")
+            && t.contains("not found")
+            && t.contains("acme_storage.StorageClient.put_object"),
+        "{t}"
+    );
+
+    let unknown_pkg = call(
+        &client,
+        "get_api_detail",
+        json!({"name": "x", "package": "pkg:pypi/nope"}),
+    )
+    .await;
+    assert_eq!(unknown_pkg.is_error, Some(true));
+    assert!(text_of(&unknown_pkg).contains("pkg:pypi/acme-storage"));
+
+    let check = call(&client, "check_version", json!({"name": "acme_storage.transfer.upload.upload_bytes", "package": "acme-storage", "version": "2.0.0"})).await;
+    let s = check.structured_content.clone().unwrap();
+    assert_eq!(s["available_in_requested"], false);
+    assert_eq!(s["removed_in"], "2.0.0");
+    assert!(text_of(&check).starts_with("[Version: 2.0.0]"));
+
+    let bad_sparql = call(
+        &client,
+        "sparql_query",
+        json!({"query": "SELECT * WHERE { ?s ?p"}),
+    )
+    .await;
+    assert_eq!(bad_sparql.is_error, Some(true));
+    let update = call(&client, "sparql_query", json!({"query": "CLEAR ALL"})).await;
+    assert!(text_of(&update).contains("refused"));
+
+    // Still serving, and nothing was lost.
+    let list = call(
+        &client,
+        "list_apis",
+        json!({"package": "acme-storage", "version": "1.0.0", "kind": "class"}),
+    )
+    .await;
+    let s = list.structured_content.unwrap();
+    assert!(
+        s["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["qualified_name"] == "acme_storage.StorageClient")
+    );
+    let rows = call(
+        &client,
+        "sparql_query",
+        json!({"query": "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"}),
+    )
+    .await;
+    assert_eq!(rows.is_error, Some(false));
+
+    client.cancel().await.unwrap();
+    server.await.unwrap();
+}

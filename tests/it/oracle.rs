@@ -1,0 +1,268 @@
+//! Oracle agreement on real PyPI releases: every public function, method and constructor
+//! signature refgraph extracts is compared with Python's own `inspect.signature` on the
+//! installed release (tests/oracle/py_inspect.py). Needs python3 with pip and the registry.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use refgraph::answer::{AnswerError, Engine};
+use refgraph::ingest::{Limits, ingest_files, read_release};
+use refgraph::model::PackageId;
+use refgraph::store::Store;
+use serde_json::Value;
+
+use crate::support::{cache_dir, repo};
+
+struct Release {
+    name: &'static str,
+    version: &'static str,
+    import: &'static str,
+    /// Pinned run-time dependencies the oracle needs to import the package.
+    deps: &'static [&'static str],
+}
+
+const RELEASES: &[Release] = &[
+    Release {
+        name: "click",
+        version: "7.1.2",
+        import: "click",
+        deps: &[],
+    },
+    Release {
+        name: "click",
+        version: "8.1.7",
+        import: "click",
+        deps: &[],
+    },
+    Release {
+        name: "requests",
+        version: "2.32.3",
+        import: "requests",
+        deps: &[
+            "urllib3==2.2.3",
+            "idna==3.10",
+            "charset-normalizer==3.4.0",
+            "certifi==2024.8.30",
+        ],
+    },
+];
+
+fn pip_install(target: &Path, specs: &[String]) {
+    if target.join(".complete").exists() {
+        return;
+    }
+    let _ = std::fs::remove_dir_all(target);
+    let status = Command::new("python3")
+        .env("PIP_ROOT_USER_ACTION", "ignore")
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--target",
+        ])
+        .arg(target)
+        .args(specs)
+        .status()
+        .expect("python3 with pip is needed for the oracle test (see .ci/run)");
+    assert!(status.success(), "pip install {specs:?} failed");
+    std::fs::write(target.join(".complete"), "").unwrap();
+}
+
+fn oracle(rel: &Release, cache: &Path) -> Value {
+    let site = cache
+        .join("site")
+        .join(format!("{}-{}", rel.name, rel.version));
+    pip_install(&site, &[format!("{}=={}", rel.name, rel.version)]);
+    let mut cmd = Command::new("python3");
+    cmd.arg("-S")
+        .arg(repo().join("tests/oracle/py_inspect.py"))
+        .arg("--path")
+        .arg(&site);
+    if !rel.deps.is_empty() {
+        let deps = cache
+            .join("site")
+            .join(format!("{}-{}-deps", rel.name, rel.version));
+        pip_install(
+            &deps,
+            &rel.deps.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
+        );
+        cmd.arg("--path").arg(deps);
+    }
+    let out = cache
+        .join("oracle")
+        .join(format!("{}-{}.json", rel.name, rel.version));
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let status = cmd
+        .args(["--import", rel.import, "--out"])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "oracle failed for {}", rel.name);
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}
+
+fn norm_default(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .replace('"', "'")
+}
+
+/// Compares one oracle symbol with refgraph's answer; `Err(reason)` on disagreement.
+fn compare(
+    engine: &Engine,
+    chosen: &refgraph::answer::Chosen,
+    name: &str,
+    sym: &Value,
+) -> Result<(), String> {
+    let mut names = vec![name.to_string()];
+    names.extend(
+        sym["aliases"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a.as_str().map(str::to_string)),
+    );
+    let mut detail = None;
+    for n in &names {
+        match engine.api_detail(chosen, n) {
+            Ok(d) => {
+                detail = Some(d);
+                break;
+            }
+            Err(AnswerError::NotFound { .. }) => continue,
+            Err(e) => return Err(format!("error: {e}")),
+        }
+    }
+    let Some(d) = detail else {
+        return Err("not found under any public name".into());
+    };
+    let want = sym["params"].as_array().cloned().unwrap_or_default();
+    let want_names: Vec<&str> = want
+        .iter()
+        .map(|p| p["name"].as_str().unwrap_or(""))
+        .collect();
+    let got_names: Vec<&str> = d.params.iter().map(|p| p.name.as_str()).collect();
+    if want_names != got_names {
+        return Err(format!(
+            "names: inspect {want_names:?}, refgraph {got_names:?}"
+        ));
+    }
+    for (w, g) in want.iter().zip(&d.params) {
+        if w["kind"].as_str() != Some(g.kind.as_str()) {
+            return Err(format!(
+                "{}: kind inspect {}, refgraph {}",
+                g.name, w["kind"], g.kind
+            ));
+        }
+        if w["required"].as_bool() != Some(g.required) {
+            return Err(format!(
+                "{}: required inspect {}, refgraph {}",
+                g.name, w["required"], g.required
+            ));
+        }
+        let wd = w["default"].as_str().map(norm_default);
+        let gd = g.default.as_deref().map(norm_default);
+        if wd != gd && w["default_from"].as_str() != Some("repr") {
+            return Err(format!(
+                "{}: default inspect {wd:?}, refgraph {gd:?}",
+                g.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn signatures_agree_with_inspect_on_real_pypi_releases() {
+    let cache = cache_dir();
+    let store = Store::in_memory();
+    for rel in RELEASES {
+        let id = PackageId::new("pypi", rel.name);
+        let fetched =
+            refgraph::fetch::fetch_pypi(&id, rel.version, &cache.join("pypi"), &|_, _| {})
+                .unwrap_or_else(|e| panic!("fetching {} {} from PyPI: {e}", rel.name, rel.version));
+        let (files, diags) = read_release(&fetched.path, &Limits::default()).unwrap();
+        ingest_files(
+            &store,
+            &id,
+            rel.version,
+            &files,
+            diags,
+            &fetched.url,
+            Some(fetched.sha256),
+        )
+        .unwrap();
+    }
+    let engine = Engine::new(store);
+    let mut total = 0usize;
+    let mut agree = 0usize;
+    let mut report = String::new();
+    for rel in RELEASES {
+        let oracle = oracle(rel, &cache);
+        let chosen = engine
+            .choose(Some(rel.name), Some(rel.version), None)
+            .unwrap();
+        let symbols: BTreeMap<String, Value> =
+            serde_json::from_value(oracle["symbols"].clone()).unwrap();
+        let (mut n, mut ok) = (0, 0);
+        for (name, sym) in &symbols {
+            let kind = sym["kind"].as_str().unwrap_or("");
+            if !matches!(
+                kind,
+                "function" | "method" | "classmethod" | "staticmethod" | "class"
+            ) || sym.get("params").is_none()
+            {
+                continue;
+            }
+            n += 1;
+            match compare(&engine, &chosen, name, sym) {
+                Ok(()) => ok += 1,
+                Err(reason) => report.push_str(&format!(
+                    "  {}=={} {name}: {reason}\n",
+                    rel.name, rel.version
+                )),
+            }
+        }
+        println!(
+            "{} {}: {ok}/{n} signatures agree with inspect ({:.4})",
+            rel.name,
+            rel.version,
+            ok as f64 / n.max(1) as f64
+        );
+        assert!(
+            n > 100,
+            "{} {}: only {n} symbols compared",
+            rel.name,
+            rel.version
+        );
+        total += n;
+        agree += ok;
+    }
+    if !report.is_empty() {
+        println!("disagreements:\n{report}");
+    }
+    let rate = agree as f64 / total as f64;
+    println!("overall: {agree}/{total} = {rate:.4}");
+    assert!(rate >= 0.99, "signature agreement {rate:.4} < 0.99");
+
+    // Version questions across the two click releases.
+    let removed = engine
+        .check_version(Some("click"), "click.get_terminal_size", None)
+        .unwrap();
+    assert_eq!(removed.introduced_in.as_deref(), Some("7.1.2"));
+    assert_eq!(removed.removed_in.as_deref(), Some("8.1.7"));
+    let added = engine
+        .check_version(
+            Some("click"),
+            "click.ParamType.shell_complete",
+            Some("7.1.2"),
+        )
+        .unwrap();
+    assert_eq!(added.available_in_requested, Some(false));
+    assert_eq!(added.introduced_in.as_deref(), Some("8.1.7"));
+}

@@ -1,0 +1,330 @@
+//! The hand-written samples: exact answers, version history, candidates, determinism.
+
+use refgraph::answer::AnswerError;
+use refgraph::extract::python::extract;
+use refgraph::ingest::{Limits, read_release};
+
+use crate::support::{acme, sample};
+
+fn params(d: &refgraph::answer::ApiDetail) -> Vec<(String, String, bool, Option<String>)> {
+    d.params
+        .iter()
+        .map(|p| {
+            (
+                p.name.clone(),
+                p.kind.clone(),
+                p.required,
+                p.default.clone(),
+            )
+        })
+        .collect()
+}
+
+fn p(
+    name: &str,
+    kind: &str,
+    required: bool,
+    default: Option<&str>,
+) -> (String, String, bool, Option<String>) {
+    (
+        name.into(),
+        kind.into(),
+        required,
+        default.map(str::to_string),
+    )
+}
+
+#[test]
+fn constructor_signature_is_exact_with_every_parameter_kind() {
+    let e = acme();
+    let v1 = e
+        .choose(Some("pkg:pypi/acme-storage"), Some("1.0.0"), None)
+        .unwrap();
+    let d = e.api_detail(&v1, "acme_storage.StorageClient").unwrap();
+    assert_eq!(d.kind, "class");
+    assert_eq!(
+        d.defined_in.as_deref(),
+        Some("acme_storage._client.StorageClient")
+    );
+    assert_eq!(
+        params(&d),
+        vec![
+            p(
+                "endpoint",
+                "positional_only",
+                false,
+                Some("DEFAULT_ENDPOINT")
+            ),
+            p("region", "positional_or_keyword", false, Some("None")),
+            p("scopes", "var_positional", false, None),
+            p("timeout", "keyword_only", false, Some("30.0")),
+            p("retries", "keyword_only", false, Some("DEFAULT_RETRIES")),
+            p(
+                "user_agent",
+                "keyword_only",
+                false,
+                Some("(\"acme-storage\", \"python\")")
+            ),
+            p("signature_version", "keyword_only", false, Some("'auto'")),
+            p("transport_options", "var_keyword", false, None),
+        ]
+    );
+    assert_eq!(d.source.file.as_deref(), Some("acme_storage/_client.py"));
+    // The alias `Client = StorageClient` names the same class.
+    assert!(
+        d.aliases.contains(&"acme_storage.Client".to_string()),
+        "{:?}",
+        d.aliases
+    );
+    // 2.0.0 changed one default and nothing else in the constructor.
+    let v2 = e.choose(Some("acme-storage"), Some("2.0.0"), None).unwrap();
+    let d2 = e.api_detail(&v2, "acme_storage.StorageClient").unwrap();
+    assert_eq!(d2.params[3].default.as_deref(), Some("60.0"));
+}
+
+#[test]
+fn newest_release_is_used_and_said_when_no_version_is_given() {
+    let e = acme();
+    let c = e.choose(Some("acme-storage"), None, None).unwrap();
+    assert_eq!(c.version_line(), "2.0.0 (newest indexed)");
+}
+
+#[test]
+fn methods_leave_out_the_receiver_and_keep_their_flavour() {
+    let e = acme();
+    let v2 = e.choose(Some("acme-storage"), Some("2.0.0"), None).unwrap();
+    let url = e
+        .api_detail(&v2, "acme_storage.StorageClient.generate_presigned_url")
+        .unwrap();
+    assert_eq!(url.kind, "method");
+    assert_eq!(url.params[0].name, "bucket");
+    assert!(
+        url.params
+            .iter()
+            .any(|p| p.name == "http_method" && p.required)
+    );
+    assert_eq!(
+        e.api_detail(&v2, "acme_storage.StorageClient.build_object_url")
+            .unwrap()
+            .kind,
+        "staticmethod"
+    );
+    let from_env = e
+        .api_detail(&v2, "acme_storage.StorageClient.from_env")
+        .unwrap();
+    assert_eq!(from_env.kind, "classmethod");
+    assert!(from_env.params.iter().all(|p| p.name != "cls"));
+    assert_eq!(
+        e.api_detail(&v2, "acme_storage.StorageClient.timeout")
+            .unwrap()
+            .kind,
+        "property"
+    );
+    let part = e
+        .api_detail(&v2, "acme_storage.transfer.upload.Uploader.upload_part")
+        .unwrap();
+    assert!(part.is_async);
+    // Inherited from the private base: listed on the public class, saying where it comes from.
+    let close = e
+        .api_detail(&v2, "acme_storage.StorageClient.close")
+        .unwrap();
+    assert_eq!(
+        close.inherited_from.as_deref(),
+        Some("acme_storage._client._BaseService")
+    );
+    // The class-level alias `upload_file = put_object` has put_object's signature.
+    let put = e
+        .api_detail(&v2, "acme_storage.StorageClient.put_object")
+        .unwrap();
+    let alias = e
+        .api_detail(&v2, "acme_storage.StorageClient.upload_file")
+        .unwrap();
+    assert_eq!(put.signature, alias.signature);
+}
+
+#[test]
+fn stubs_win_over_sources_and_overloads_are_kept() {
+    let e = acme();
+    let v2 = e.choose(Some("acme-storage"), Some("2.0.0"), None).unwrap();
+    let up = e
+        .api_detail(&v2, "acme_storage.transfer.upload.upload_file")
+        .unwrap();
+    assert_eq!(
+        up.source.file.as_deref(),
+        Some("acme_storage/transfer/upload.pyi")
+    );
+    assert!(
+        up.params.iter().all(|p| p.type_.is_some()),
+        "{:?}",
+        up.params
+    );
+    let content_type = up.params.iter().find(|p| p.name == "content_type").unwrap();
+    assert_eq!(content_type.kind, "keyword_only");
+    let get = e
+        .api_detail(&v2, "acme_storage.StorageClient.get_object")
+        .unwrap();
+    assert_eq!(get.overloads.len(), 2, "{get:?}");
+}
+
+#[test]
+fn deprecations_are_reported_with_their_replacement() {
+    let e = acme();
+    let v2 = e.choose(Some("acme-storage"), Some("2.0.0"), None).unwrap();
+    let lb = e
+        .api_detail(&v2, "acme_storage.StorageClient.list_buckets")
+        .unwrap();
+    assert!(lb.deprecated);
+    let dep = lb.deprecation.unwrap();
+    assert!(
+        dep.replacement
+            .as_deref()
+            .unwrap_or("")
+            .contains("iter_buckets"),
+        "{dep:?}"
+    );
+    let is_public = e
+        .api_detail(&v2, "acme_storage.models.Bucket.is_public")
+        .unwrap();
+    assert_eq!(is_public.deprecation.unwrap().since.as_deref(), Some("0.9"));
+}
+
+#[test]
+fn version_history_names_where_a_symbol_appeared_and_disappeared() {
+    let e = acme();
+    let removed = e
+        .check_version(
+            Some("acme-storage"),
+            "acme_storage.transfer.upload.upload_bytes",
+            Some("2.0.0"),
+        )
+        .unwrap();
+    assert_eq!(removed.available_in_requested, Some(false));
+    assert_eq!(removed.introduced_in.as_deref(), Some("1.0.0"));
+    assert_eq!(removed.removed_in.as_deref(), Some("2.0.0"));
+    let added = e
+        .check_version(
+            Some("acme-storage"),
+            "acme_storage.transfer.upload.upload_directory",
+            None,
+        )
+        .unwrap();
+    assert_eq!(added.introduced_in.as_deref(), Some("2.0.0"));
+    assert_eq!(added.removed_in, None);
+    let changed = e
+        .check_version(
+            Some("acme-storage"),
+            "acme_storage.StorageClient.generate_presigned_url",
+            None,
+        )
+        .unwrap();
+    assert!(changed.versions[1].signature_changed);
+    // A moved class stays available through its package re-export.
+    let moved = e
+        .check_version(Some("acme-storage"), "acme_storage.TransferConfig", None)
+        .unwrap();
+    assert!(moved.versions.iter().all(|v| v.available));
+    let gone = e
+        .check_version(
+            Some("acme-storage"),
+            "acme_storage.models.TransferConfig",
+            Some("2.0.0"),
+        )
+        .unwrap();
+    assert_eq!(gone.available_in_requested, Some(false));
+    // An unknown name is a normal answer: available nowhere.
+    let unknown = e
+        .check_version(
+            Some("acme-storage"),
+            "acme_storage.NoSuchThing",
+            Some("1.0.0"),
+        )
+        .unwrap();
+    assert_eq!(unknown.available_in_requested, Some(false));
+    assert_eq!(unknown.qualified_name, "acme_storage.NoSuchThing");
+}
+
+#[test]
+fn misspelt_and_partial_names_get_ranked_candidates_not_answers() {
+    let e = acme();
+    let v2 = e.choose(Some("acme-storage"), Some("2.0.0"), None).unwrap();
+    for asked in [
+        "acme_storage.StorageClient.put_objet",
+        "StorageClient.put_object",
+    ] {
+        match e.api_detail(&v2, asked) {
+            Err(AnswerError::NotFound { candidates, .. }) => {
+                assert_eq!(
+                    candidates.first().map(|c| c.qualified_name.as_str()),
+                    Some("acme_storage.StorageClient.put_object"),
+                    "{asked}: {candidates:?}"
+                );
+            }
+            other => panic!("{asked}: expected NotFound, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn unindexed_versions_and_packages_are_errors_that_list_what_is_indexed() {
+    let e = acme();
+    match e.choose(Some("acme-storage"), Some("3.0.0"), None) {
+        Err(AnswerError::VersionNotIndexed { indexed, .. }) => {
+            assert_eq!(indexed, vec!["1.0.0", "2.0.0"])
+        }
+        other => panic!("{other:?}"),
+    }
+    match e.choose(Some("pkg:pypi/nope"), None, None) {
+        Err(AnswerError::UnknownPackage { indexed, .. }) => {
+            assert_eq!(indexed, vec!["pkg:pypi/acme-storage"])
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn extraction_is_deterministic() {
+    let (files, _) = read_release(&sample("acme-storage-2.0.0"), &Limits::default()).unwrap();
+    let a = extract(&files);
+    let b = extract(&files);
+    assert_eq!(a.symbols, b.symbols);
+    assert!(a.symbols.len() > 40, "{}", a.symbols.len());
+}
+
+#[test]
+fn listing_filters_by_kind_and_pages() {
+    let e = acme();
+    let v2 = e.choose(Some("acme-storage"), Some("2.0.0"), None).unwrap();
+    let fns = e.list(&v2, Some("function"), None, 2, None).unwrap();
+    assert_eq!(fns.items.len(), 2);
+    assert!(fns.items.iter().all(|i| i.kind == "function"));
+    let next = e
+        .list(&v2, Some("function"), None, 2, fns.next_cursor.as_deref())
+        .unwrap();
+    assert_ne!(next.items[0].qualified_name, fns.items[0].qualified_name);
+    assert!(e.list(&v2, Some("widget"), None, 2, None).is_err());
+}
+
+#[test]
+fn sparql_reads_and_refuses_updates() {
+    let e = acme();
+    let v = e
+        .sparql("PREFIX rg: <https://refgraph.dev/ontology#> SELECT ?v WHERE { ?r a rg:Release ; rg:version ?v } ORDER BY ?v")
+        .unwrap();
+    let vs: Vec<&str> = v["results"]["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["v"]["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(vs, vec!["1.0.0", "2.0.0"]);
+    assert!(matches!(
+        e.sparql("DELETE WHERE { ?s ?p ?o }"),
+        Err(AnswerError::UpdateRefused)
+    ));
+    assert!(matches!(
+        e.sparql("SELECT ?x WHERE {"),
+        Err(AnswerError::BadQuery(_))
+    ));
+    // Nothing was deleted.
+    assert_eq!(e.releases().unwrap().len(), 2);
+}
