@@ -80,8 +80,7 @@ fn check_query(q: &CatalogQuery) {
         q.id
     );
     assert!(
-        header.iter().any(|l| l.contains("Inputs:"))
-            && header.iter().any(|l| l.contains("Output:")),
+        header.iter().any(|l| l.contains("Inputs:")) && header.iter().any(|l| l.contains("Output")),
         "{}.rq: the header must name its Inputs: and Output:",
         q.id
     );

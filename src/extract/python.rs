@@ -485,12 +485,30 @@ fn build_def(
     if let Some(b) = bases {
         let mut cursor = b.walk();
         for arg in b.named_children(&mut cursor) {
-            if !matches!(
+            if matches!(
                 arg.kind(),
                 "keyword_argument" | "comment" | "dictionary_splat" | "list_splat"
             ) {
-                def.bases.push(collapse_ws(text(arg, src)));
+                continue;
             }
+            // six/future style `with_metaclass(Meta, Base1, Base2)`: the bases are the rest.
+            if arg.kind() == "call"
+                && arg
+                    .child_by_field_name("function")
+                    .is_some_and(|f| text(f, src).rsplit('.').next() == Some("with_metaclass"))
+            {
+                if let Some(args) = arg.child_by_field_name("arguments") {
+                    let mut c = args.walk();
+                    def.bases.extend(
+                        args.named_children(&mut c)
+                            .filter(|a| a.kind() != "comment")
+                            .skip(1)
+                            .map(|a| collapse_ws(text(a, src))),
+                    );
+                }
+                continue;
+            }
+            def.bases.push(collapse_ws(text(arg, src)));
         }
     }
     def
@@ -942,6 +960,15 @@ fn collect_assignments(query: &Query, root: Node, src: &[u8], syntax: &mut Modul
         }
         if pattern == "assignment"
             && let Some(v) = value
+            && let Some(def) = namedtuple_class(name, v, src)
+        {
+            if !syntax.defs.iter().any(|d| d.name == def.name) {
+                syntax.defs.push(def);
+            }
+            continue;
+        }
+        if pattern == "assignment"
+            && let Some(v) = value
             && matches!(v.kind(), "identifier" | "attribute")
         {
             let expr = text(v, src);
@@ -957,6 +984,127 @@ fn collect_assignments(query: &Query, root: Node, src: &[u8], syntax: &mut Modul
             }
         }
     }
+}
+
+/// `X = namedtuple("X", ["a", "b"])` / `NamedTuple("X", [("a", int)])`: a class whose
+/// constructor takes the fields (with `defaults=` applying to the last ones).
+fn namedtuple_class(name: &str, value: Node, src: &[u8]) -> Option<Def> {
+    if value.kind() != "call" {
+        return None;
+    }
+    let func = text(value.child_by_field_name("function")?, src);
+    let func = func.rsplit('.').next().unwrap_or(func);
+    if func != "namedtuple" && func != "NamedTuple" {
+        return None;
+    }
+    let args = value.child_by_field_name("arguments")?;
+    let mut cursor = args.walk();
+    let positional: Vec<Node> = args
+        .named_children(&mut cursor)
+        .filter(|a| !matches!(a.kind(), "comment" | "keyword_argument"))
+        .collect();
+    let fields_node = *positional.get(1)?;
+    let mut fields: Vec<(String, Option<String>)> = Vec::new();
+    match fields_node.kind() {
+        "string" => {
+            let v = string_literal_value(text(fields_node, src))?;
+            fields.extend(
+                v.split([',', ' '])
+                    .filter(|f| !f.is_empty())
+                    .map(|f| (f.to_string(), None)),
+            );
+        }
+        "list" | "tuple" => {
+            let mut c = fields_node.walk();
+            for item in fields_node.named_children(&mut c) {
+                match item.kind() {
+                    "string" => fields.push((string_literal_value(text(item, src))?, None)),
+                    "tuple" | "parenthesized_expression" => {
+                        let field = item.named_child(0)?;
+                        let ty = item.named_child(1).map(|t| collapse_ws(text(t, src)));
+                        fields.push((string_literal_value(text(field, src))?, ty));
+                    }
+                    "comment" => {}
+                    _ => return None,
+                }
+            }
+        }
+        _ => return None,
+    }
+    let mut params: Vec<Param> = fields
+        .into_iter()
+        .map(|(n, ty)| Param {
+            name: n,
+            kind: ParamKind::PositionalOrKeyword,
+            annotation: ty,
+            default: None,
+        })
+        .collect();
+    // `defaults=(1, 2)` applies to the last fields.
+    let mut c = args.walk();
+    for kw in args
+        .named_children(&mut c)
+        .filter(|a| a.kind() == "keyword_argument")
+    {
+        let is_defaults = kw
+            .child_by_field_name("name")
+            .is_some_and(|n| text(n, src) == "defaults");
+        let Some(v) = kw.child_by_field_name("value") else {
+            continue;
+        };
+        if is_defaults && matches!(v.kind(), "tuple" | "list") {
+            let mut vc = v.walk();
+            let defaults: Vec<String> = v
+                .named_children(&mut vc)
+                .filter(|d| d.kind() != "comment")
+                .map(|d| text(d, src).to_string())
+                .collect();
+            let start = params.len().saturating_sub(defaults.len());
+            for (p, d) in params[start..].iter_mut().zip(defaults) {
+                p.default = Some(d);
+            }
+        }
+    }
+    let mut init_params = vec![Param {
+        name: "_cls".into(),
+        kind: ParamKind::PositionalOrKeyword,
+        annotation: None,
+        default: None,
+    }];
+    init_params.extend(params);
+    let line = line_of(value);
+    let init = Def {
+        name: "__new__".into(),
+        kind: DefKind::Function,
+        line,
+        params: init_params,
+        returns: None,
+        is_async: false,
+        doc: None,
+        decorators: vec![],
+        bases: vec![],
+        deprecation: None,
+        overloads: vec![],
+        members: vec![],
+        member_aliases: vec![],
+        fields: vec![],
+    };
+    Some(Def {
+        name: name.to_string(),
+        kind: DefKind::Class,
+        line,
+        params: vec![],
+        returns: None,
+        is_async: false,
+        doc: None,
+        decorators: vec![],
+        bases: vec![],
+        deprecation: None,
+        overloads: vec![],
+        members: vec![init],
+        member_aliases: vec![],
+        fields: vec![],
+    })
 }
 
 fn find_class_mut<'a>(defs: &'a mut [Def], path: &[String]) -> Option<&'a mut Def> {
@@ -1173,6 +1321,29 @@ class C:
         let (syntax, diags) = parse_module(&name, &file);
         assert_eq!(diags.len(), 1, "{diags:?}");
         assert!(syntax.defs.iter().any(|d| d.name == "ok"));
+    }
+
+    #[test]
+    fn functional_namedtuples_are_classes_with_their_fields() {
+        let m = module(
+            "R = namedtuple('R', ['data', 'errors'])\nP = namedtuple('P', 'x y', defaults=(0,))\n",
+        );
+        let r = m.defs.iter().find(|d| d.name == "R").unwrap();
+        assert_eq!(r.kind, DefKind::Class);
+        let names: Vec<&str> = r.members[0]
+            .params
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        assert_eq!(names, vec!["_cls", "data", "errors"]);
+        let p = m.defs.iter().find(|d| d.name == "P").unwrap();
+        assert_eq!(p.members[0].params[2].default.as_deref(), Some("0"));
+    }
+
+    #[test]
+    fn six_style_metaclass_bases_are_unwrapped() {
+        let m = module("class S(with_metaclass(Meta, Base, Other)):\n    pass\n");
+        assert_eq!(m.defs[0].bases, vec!["Base", "Other"]);
     }
 
     #[test]
