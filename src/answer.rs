@@ -331,7 +331,7 @@ impl Engine {
     }
 
     pub fn releases(&self) -> Result<Vec<ReleaseInfo>, AnswerError> {
-        let rows = self.store.select(queries::releases.get(), &[])?;
+        let rows = self.store.select(&queries::releases, &[])?;
         let mut out: Vec<ReleaseInfo> = rows
             .iter()
             .filter_map(|r| {
@@ -467,7 +467,7 @@ impl Engine {
         name: &str,
     ) -> Result<Vec<(String, String, String)>, AnswerError> {
         let rows = self.store.select(
-            queries::symbol_by_name.get(),
+            &queries::symbol_by_name,
             &[("release", iri(release)), ("name", lit(name))],
         )?;
         Ok(rows
@@ -488,7 +488,7 @@ impl Engine {
         }
         let rows = self
             .store
-            .select(queries::symbol_names.get(), &[("release", iri(release))])?;
+            .select(&queries::symbol_names, &[("release", iri(release))])?;
         let names: Arc<Vec<NameEntry>> = Arc::new(
             rows.iter()
                 .filter_map(|r| {
@@ -599,7 +599,7 @@ impl Engine {
 
     fn detail_of(&self, rel: &ReleaseInfo, symbol: &str) -> Result<ApiDetail, AnswerError> {
         let b = [("release", iri(&rel.release)), ("symbol", iri(symbol))];
-        let rows = self.store.select(queries::symbol_detail.get(), &b)?;
+        let rows = self.store.select(&queries::symbol_detail, &b)?;
         let row = rows.first().ok_or_else(|| AnswerError::NotFound {
             name: symbol.to_string(),
             release: rel.release.clone(),
@@ -608,7 +608,7 @@ impl Engine {
         let mut aliases = Vec::new();
         let mut decorators = Vec::new();
         let mut bases = Vec::new();
-        for v in self.store.select(queries::symbol_values.get(), &b)? {
+        for v in self.store.select(&queries::symbol_values, &b)? {
             let (Some(p), Some(val)) = (get_str(&v, "property"), get_str(&v, "value")) else {
                 continue;
             };
@@ -621,7 +621,7 @@ impl Engine {
         let params = self.params_of(&rel.release, symbol)?;
         let overloads = self
             .store
-            .select(queries::symbol_overloads.get(), &b)?
+            .select(&queries::symbol_overloads, &b)?
             .iter()
             .filter_map(|r| get_str(r, "signature"))
             .collect();
@@ -658,7 +658,7 @@ impl Engine {
 
     fn params_of(&self, release: &str, symbol: &str) -> Result<Vec<ParamOut>, AnswerError> {
         let rows = self.store.select(
-            queries::symbol_params.get(),
+            &queries::symbol_params,
             &[("release", iri(release)), ("symbol", iri(symbol))],
         )?;
         Ok(rows
@@ -789,10 +789,9 @@ impl Engine {
                 .or_default()
                 .push(e.name.clone());
         }
-        let rows = self.store.select(
-            queries::list_symbols.get(),
-            &[("release", iri(&rel.release))],
-        )?;
+        let rows = self
+            .store
+            .select(&queries::list_symbols, &[("release", iri(&rel.release))])?;
         let package = PackageId::parse(&rel.package).map(|p| p.0).ok();
         let items: Vec<ListItem> = rows
             .iter()
@@ -834,7 +833,7 @@ impl Engine {
     pub fn diagnostics(&self, release: &str) -> Result<Vec<(String, i64, String)>, AnswerError> {
         let rows = self
             .store
-            .select(queries::diagnostics.get(), &[("release", iri(release))])?;
+            .select(&queries::diagnostics, &[("release", iri(release))])?;
         Ok(rows
             .iter()
             .filter_map(|r| {

@@ -381,6 +381,7 @@ pub fn ingest_files(
     let start = Instant::now();
     validate_version(version)?;
     let mut facts: ReleaseFacts = crate::extract::python::extract(files);
+    let extracted = start.elapsed();
     if facts.symbols.is_empty() {
         return Err(IngestError::NoModules(PathBuf::from(source)));
     }
@@ -392,9 +393,17 @@ pub fn ingest_files(
         ingested_at: now_rfc3339(),
     };
     let quads = release_quads(package, version, &facts, &provenance);
+    let lowered = start.elapsed();
     let release = NamedNode::new(package.release_purl(version))
         .map_err(|_| IngestError::BadVersion(version.to_string()))?;
     store.replace_graph(&release, &quads)?;
+    tracing::info!(
+        release = %release,
+        extract_s = extracted.as_secs_f64(),
+        lower_s = (lowered - extracted).as_secs_f64(),
+        store_s = (start.elapsed() - lowered).as_secs_f64(),
+        "ingested"
+    );
     Ok(IngestReport {
         release: release.into_string(),
         files: facts.files,

@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use oxigraph::model::{NamedNode, Quad, Term, Variable};
+use oxigraph::model::{NamedNode, Quad, Term};
+
+use crate::queries::CatalogQuery;
 use oxigraph::sparql::{
     CancellationToken, PreparedSparqlQuery, QueryEvaluationError, QueryResults, QuerySolution,
 };
@@ -75,11 +77,20 @@ impl Store {
         if self.read_only {
             return Err(StoreError::ReadOnly);
         }
-        let mut tx = self.inner.start_transaction()?;
-        tx.clear_graph(release)?;
-        tx.insert_named_graph(release);
-        tx.extend(quads.iter());
-        tx.commit()?;
+        if self.inner.contains_named_graph(release)? {
+            // Replacing: clear and insert in one read-write transaction (slower, but atomic).
+            let mut tx = self.inner.start_transaction()?;
+            tx.clear_graph(release)?;
+            tx.insert_named_graph(release);
+            tx.extend(quads.iter());
+            tx.commit()?;
+        } else {
+            // A new release: the bulk loader writes sorted files and ingests them in one atomic
+            // step at commit, many times faster than a transaction.
+            let mut loader = self.inner.bulk_loader();
+            loader.load_quads(quads.iter().cloned())?;
+            loader.commit()?;
+        }
         Ok(())
     }
 
@@ -104,14 +115,10 @@ impl Store {
     /// Runs a catalog query with bound variables and collects its solutions.
     pub fn select(
         &self,
-        query: &PreparedSparqlQuery,
+        query: &CatalogQuery,
         bindings: &[(&str, Term)],
     ) -> Result<Vec<QuerySolution>, StoreError> {
-        let mut prepared = query.clone();
-        for (name, term) in bindings {
-            prepared = prepared.substitute_variable(Variable::new_unchecked(*name), term.clone());
-        }
-        match prepared.on_store(&self.inner).execute()? {
+        match query.bind(bindings).on_store(&self.inner).execute()? {
             QueryResults::Solutions(solutions) => Ok(solutions.collect::<Result<Vec<_>, _>>()?),
             _ => Ok(Vec::new()),
         }

@@ -70,12 +70,47 @@ pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
     let mut diagnostics = Vec::new();
     let mut modules = Vec::new();
     let chosen = choose_module_files(files);
-    for (module, file) in &chosen {
-        let (syntax, mut diags) = parse_module(module, file);
+    // Files parse independently: spread them over the cores, keeping their order.
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(chosen.len().max(1));
+    let chunk = chosen.len().div_ceil(threads).max(1);
+    let parsed: Vec<Vec<(ModuleSyntax, Vec<Diagnostic>)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chosen
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|(module, file)| {
+                            let t = std::time::Instant::now();
+                            let r = parse_module(module, file);
+                            let took = t.elapsed();
+                            if took.as_millis() > 20 {
+                                tracing::debug!(file = %file.path, ms = took.as_millis(), "slow file");
+                            }
+                            r
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a parser thread panicked"))
+            .collect()
+    });
+    for (syntax, mut diags) in parsed.into_iter().flatten() {
         diagnostics.append(&mut diags);
         modules.push(syntax);
     }
+    let parsed_at = std::time::Instant::now();
     let mut facts = resolve(modules);
+    tracing::debug!(
+        resolve_s = parsed_at.elapsed().as_secs_f64(),
+        modules = chosen.len(),
+        "resolved the public API"
+    );
     facts.files = chosen.len();
     diagnostics.append(&mut facts.diagnostics);
     facts.diagnostics = diagnostics;
@@ -324,6 +359,7 @@ fn class_path(node: Node, src: &[u8]) -> Option<Vec<String>> {
 
 fn collect_defs(query: &Query, root: Node, src: &[u8], syntax: &mut ModuleSyntax) {
     let mut cursor = QueryCursor::new();
+    cursor.set_max_start_depth(Some(MEMBER_DEPTH));
     let mut matches = cursor.matches(query, root, src);
     let names = query.capture_names();
     while let Some(m) = matches.next() {
@@ -790,8 +826,14 @@ fn absolute_module(current: &str, is_package: bool, relative: &str) -> Option<St
     Some(parts.join("."))
 }
 
+/// Module-level statements sit at most this deep (inside `if`/`try`/`with` blocks).
+const MODULE_LEVEL_DEPTH: u32 = 6;
+/// Class members sit at most this deep (nested classes, decorators, conditional blocks).
+const MEMBER_DEPTH: u32 = 12;
+
 fn collect_imports(query: &Query, root: Node, src: &[u8], syntax: &mut ModuleSyntax) {
     let mut cursor = QueryCursor::new();
+    cursor.set_max_start_depth(Some(MODULE_LEVEL_DEPTH));
     let mut matches = cursor.matches(query, root, src);
     while let Some(m) = matches.next() {
         let Some(c) = m.captures().first() else {
@@ -900,6 +942,7 @@ fn string_list(node: Node, src: &[u8]) -> Option<Vec<String>> {
 
 fn collect_assignments(query: &Query, root: Node, src: &[u8], syntax: &mut ModuleSyntax) {
     let mut cursor = QueryCursor::new();
+    cursor.set_max_start_depth(Some(MEMBER_DEPTH));
     let mut matches = cursor.matches(query, root, src);
     let names = query.capture_names();
     while let Some(m) = matches.next() {
