@@ -460,8 +460,44 @@ impl Engine {
         Err(AnswerError::PackageNeeded { indexed: purls })
     }
 
-    /// Symbols named `name` (canonical or alias) in a release: (symbol IRI, canonical, via).
+    /// Symbols named `name` in a release: (symbol IRI, canonical, via). Besides stored names,
+    /// `Alias.member` resolves when `Alias` names a class whose own path has `member`.
     fn lookup(
+        &self,
+        release: &str,
+        name: &str,
+    ) -> Result<Vec<(String, String, String)>, AnswerError> {
+        self.lookup_depth(release, name, 0)
+    }
+
+    fn lookup_depth(
+        &self,
+        release: &str,
+        name: &str,
+        depth: usize,
+    ) -> Result<Vec<(String, String, String)>, AnswerError> {
+        let hits = self.lookup_stored(release, name)?;
+        if !hits.is_empty() || depth > 8 {
+            return Ok(hits);
+        }
+        let Some((parent, last)) = name.rsplit_once('.') else {
+            return Ok(hits);
+        };
+        for (_, parent_q, _) in self.lookup_depth(release, parent, depth + 1)? {
+            if parent_q != parent {
+                let found = self.lookup_stored(release, &format!("{parent_q}.{last}"))?;
+                if !found.is_empty() {
+                    return Ok(found
+                        .into_iter()
+                        .map(|(s, q, _)| (s, q, "alias".to_string()))
+                        .collect());
+                }
+            }
+        }
+        Ok(hits)
+    }
+
+    fn lookup_stored(
         &self,
         release: &str,
         name: &str,
@@ -618,6 +654,26 @@ impl Engine {
                 _ => bases.push(val),
             }
         }
+        let qname = get_str(row, "qname").unwrap_or_default();
+        let kind = kind_name(&get_str(row, "type").unwrap_or_default());
+        // Members are also reachable through every alias of their class.
+        if matches!(
+            kind.as_str(),
+            "method" | "classmethod" | "staticmethod" | "property" | "attribute"
+        ) && let (Some(parent), Some((_, last))) =
+            (get_str(row, "parent"), qname.rsplit_once('.'))
+        {
+            let pb = [("release", iri(&rel.release)), ("symbol", iri(&parent))];
+            for v in self.store.select(&queries::symbol_values, &pb)? {
+                if get_str(&v, "property").as_deref() == Some("alias")
+                    && let Some(a) = get_str(&v, "value")
+                {
+                    aliases.push(format!("{a}.{last}"));
+                }
+            }
+            aliases.sort();
+            aliases.dedup();
+        }
         let params = self.params_of(&rel.release, symbol)?;
         let overloads = self
             .store
@@ -634,8 +690,8 @@ impl Engine {
         Ok(ApiDetail {
             package: rel.package.clone(),
             version: rel.version.clone(),
-            qualified_name: get_str(row, "qname").unwrap_or_default(),
-            kind: kind_name(&get_str(row, "type").unwrap_or_default()),
+            qualified_name: qname,
+            kind,
             signature: get_str(row, "signature"),
             params,
             returns: get_str(row, "returns"),

@@ -87,7 +87,14 @@ impl Store {
         } else {
             // A new release: the bulk loader writes sorted files and ingests them in one atomic
             // step at commit, many times faster than a transaction.
-            let mut loader = self.inner.bulk_loader();
+            // The loader builds each batch on one thread; split the release into one batch
+            // per core (its batch size is memory-in-MB * 1000 / threads quads).
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let mut loader = self
+                .inner
+                .bulk_loader()
+                .with_num_threads(threads)
+                .with_max_memory_size_in_megabytes((quads.len() / 1000).max(1));
             loader.load_quads(quads.iter().cloned())?;
             loader.commit()?;
         }

@@ -1,4 +1,5 @@
-; Run-time deprecation signals: `warnings.warn(msg, DeprecationWarning)` and friends, also
+; Run-time deprecation signals: `warnings.warn(msg, DeprecationWarning)` and friends (project
+; categories such as `RemovedInDjango60Warning` or `MarshmallowDeprecationWarning` too), also
 ; with the category as a keyword argument and with the `warn` function imported bare.
 
 (call
@@ -18,4 +19,4 @@
         ])
     ])
   (#eq? @function "warn")
-  (#any-of? @category "DeprecationWarning" "PendingDeprecationWarning" "FutureWarning")) @deprecation.warning
+  (#match? @category "^(FutureWarning|[A-Za-z_]*DeprecationWarning|RemovedIn[A-Za-z0-9_]*Warning)$")) @deprecation.warning

@@ -70,28 +70,26 @@ pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
     let mut diagnostics = Vec::new();
     let mut modules = Vec::new();
     let chosen = choose_module_files(files);
-    // Files parse independently: spread them over the cores, keeping their order.
+    // Files parse independently: threads take the next file from a shared counter (file sizes
+    // vary a lot), and results go back to their file's slot so the order stays the same.
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
         .min(chosen.len().max(1));
-    let chunk = chosen.len().div_ceil(threads).max(1);
-    let parsed: Vec<Vec<(ModuleSyntax, Vec<Diagnostic>)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = chosen
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|(module, file)| {
-                            let t = std::time::Instant::now();
-                            let r = parse_module(module, file);
-                            let took = t.elapsed();
-                            if took.as_millis() > 20 {
-                                tracing::debug!(file = %file.path, ms = took.as_millis(), "slow file");
-                            }
-                            r
-                        })
-                        .collect::<Vec<_>>()
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let parsed: Vec<Vec<(usize, (ModuleSyntax, Vec<Diagnostic>))>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((module, file)) = chosen.get(i) else {
+                            break;
+                        };
+                        out.push((i, parse_module(module, file)));
+                    }
+                    out
                 })
             })
             .collect();
@@ -100,7 +98,11 @@ pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
             .map(|h| h.join().expect("a parser thread panicked"))
             .collect()
     });
-    for (syntax, mut diags) in parsed.into_iter().flatten() {
+    let mut parsed: Vec<(usize, (ModuleSyntax, Vec<Diagnostic>))> =
+        parsed.into_iter().flatten().collect();
+    parsed.sort_by_key(|(i, _)| *i);
+    let parsed = parsed.into_iter().map(|(_, r)| r);
+    for (syntax, mut diags) in parsed {
         diagnostics.append(&mut diags);
         modules.push(syntax);
     }
@@ -307,11 +309,60 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
         syntax.deprecation = docstring_deprecation(doc);
     }
     let q = queries();
-    collect_defs(&q.definitions, root, src, &mut syntax);
-    collect_imports(&q.imports, root, src, &mut syntax);
-    collect_assignments(&q.assignments, root, src, &mut syntax);
-    collect_deprecation_warnings(&q.deprecations, root, src, &mut syntax);
+    // Only the module body, class bodies and the blocks of module-level `if`/`try`/`with` can
+    // hold API; the queries run on those nodes alone and never walk into function bodies.
+    let mut scope = Scope::default();
+    scope.walk(root);
+    collect_defs(&q.definitions, &scope.defs, src, &mut syntax);
+    collect_imports(&q.imports, &scope.statements, src, &mut syntax);
+    collect_assignments(&q.assignments, &scope.statements, src, &mut syntax);
+    // Deprecation warnings sit inside function bodies; skip the walk when none can be there.
+    if contains(src, b"Warning") {
+        collect_deprecation_warnings(&q.deprecations, root, src, &mut syntax);
+    }
     (syntax, diags)
+}
+
+/// The definitions and simple statements in scopes that can hold API.
+#[derive(Default)]
+struct Scope<'t> {
+    defs: Vec<Node<'t>>,
+    statements: Vec<Node<'t>>,
+}
+
+impl<'t> Scope<'t> {
+    fn walk(&mut self, block: Node<'t>) {
+        let mut cursor = block.walk();
+        for child in block.named_children(&mut cursor) {
+            match child.kind() {
+                "decorated_definition" => {
+                    if let Some(def) = child.child_by_field_name("definition") {
+                        self.definition(def);
+                    }
+                }
+                "class_definition" | "function_definition" => self.definition(child),
+                "expression_statement" | "import_statement" | "import_from_statement" => {
+                    self.statements.push(child)
+                }
+                "if_statement" | "try_statement" | "with_statement" | "elif_clause"
+                | "else_clause" | "except_clause" | "finally_clause" | "block" => self.walk(child),
+                _ => {}
+            }
+        }
+    }
+
+    fn definition(&mut self, def: Node<'t>) {
+        self.defs.push(def);
+        if def.kind() == "class_definition"
+            && let Some(body) = def.child_by_field_name("body")
+        {
+            self.walk(body);
+        }
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 fn first_error_line(node: Node) -> Option<usize> {
@@ -357,9 +408,25 @@ fn class_path(node: Node, src: &[u8]) -> Option<Vec<String>> {
     Some(path)
 }
 
-fn collect_defs(query: &Query, root: Node, src: &[u8], syntax: &mut ModuleSyntax) {
+fn collect_defs(query: &Query, nodes: &[Node], src: &[u8], syntax: &mut ModuleSyntax) {
     let mut cursor = QueryCursor::new();
-    cursor.set_max_start_depth(Some(MEMBER_DEPTH));
+    cursor.set_max_start_depth(Some(0));
+    for node in nodes {
+        collect_def(query, &mut cursor, *node, src, syntax);
+    }
+    for d in &mut syntax.defs {
+        fold_overloads(d);
+    }
+    fold_overloads_list(&mut syntax.defs);
+}
+
+fn collect_def(
+    query: &Query,
+    cursor: &mut QueryCursor,
+    root: Node,
+    src: &[u8],
+    syntax: &mut ModuleSyntax,
+) {
     let mut matches = cursor.matches(query, root, src);
     let names = query.capture_names();
     while let Some(m) = matches.next() {
@@ -385,10 +452,6 @@ fn collect_defs(query: &Query, root: Node, src: &[u8], syntax: &mut ModuleSyntax
         let def = build_def(node, params, returns, bases, body, src);
         insert_def(&mut syntax.defs, &path, def);
     }
-    for d in &mut syntax.defs {
-        fold_overloads(d);
-    }
-    fold_overloads_list(&mut syntax.defs);
 }
 
 fn insert_def(defs: &mut Vec<Def>, path: &[String], def: Def) {
@@ -826,14 +889,21 @@ fn absolute_module(current: &str, is_package: bool, relative: &str) -> Option<St
     Some(parts.join("."))
 }
 
-/// Module-level statements sit at most this deep (inside `if`/`try`/`with` blocks).
-const MODULE_LEVEL_DEPTH: u32 = 6;
-/// Class members sit at most this deep (nested classes, decorators, conditional blocks).
-const MEMBER_DEPTH: u32 = 12;
-
-fn collect_imports(query: &Query, root: Node, src: &[u8], syntax: &mut ModuleSyntax) {
+fn collect_imports(query: &Query, nodes: &[Node], src: &[u8], syntax: &mut ModuleSyntax) {
     let mut cursor = QueryCursor::new();
-    cursor.set_max_start_depth(Some(MODULE_LEVEL_DEPTH));
+    cursor.set_max_start_depth(Some(0));
+    for root in nodes {
+        collect_import(query, &mut cursor, *root, src, syntax);
+    }
+}
+
+fn collect_import(
+    query: &Query,
+    cursor: &mut QueryCursor,
+    root: Node,
+    src: &[u8],
+    syntax: &mut ModuleSyntax,
+) {
     let mut matches = cursor.matches(query, root, src);
     while let Some(m) = matches.next() {
         let Some(c) = m.captures().first() else {
@@ -940,9 +1010,21 @@ fn string_list(node: Node, src: &[u8]) -> Option<Vec<String>> {
     Some(out)
 }
 
-fn collect_assignments(query: &Query, root: Node, src: &[u8], syntax: &mut ModuleSyntax) {
+fn collect_assignments(query: &Query, nodes: &[Node], src: &[u8], syntax: &mut ModuleSyntax) {
     let mut cursor = QueryCursor::new();
-    cursor.set_max_start_depth(Some(MEMBER_DEPTH));
+    cursor.set_max_start_depth(Some(0));
+    for root in nodes {
+        collect_assignment(query, &mut cursor, *root, src, syntax);
+    }
+}
+
+fn collect_assignment(
+    query: &Query,
+    cursor: &mut QueryCursor,
+    root: Node,
+    src: &[u8],
+    syntax: &mut ModuleSyntax,
+) {
     let mut matches = cursor.matches(query, root, src);
     let names = query.capture_names();
     while let Some(m) = matches.next() {

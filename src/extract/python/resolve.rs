@@ -483,16 +483,17 @@ impl<'a> Resolver<'a> {
                     continue;
                 }
                 if let Some(base_q) = &owner_public {
-                    for a in std::iter::once(q).chain(aliases.iter().map(String::as_str)) {
-                        member_aliases.push((format!("{a}.{mname}"), format!("{base_q}.{mname}")));
-                    }
+                    // Only the canonical path is stored: `Alias.member` names follow from the
+                    // class's own aliases when a name is looked up.
+                    member_aliases.push((format!("{q}.{mname}"), format!("{base_q}.{mname}")));
                     continue;
                 }
                 let kind = member_kind(m);
                 let mut sym = function_symbol(
                     m,
                     format!("{q}.{mname}"),
-                    aliases.iter().map(|a| format!("{a}.{mname}")).collect(),
+                    // `ClassAlias.member` paths are derived from the class's aliases on lookup.
+                    vec![],
                     format!("{}.{mname}", self.def_path(*k, opath)),
                     kind,
                     (owner != &this).then(|| self.def_path(*k, opath)),
@@ -776,6 +777,8 @@ mod tests {
         assert_eq!(get("pkg.assist").defined_in, "pkg._impl.helper");
         let model = get("pkg.Model");
         assert_eq!(model.aliases, vec!["pkg.models.Model"]);
+        // Member paths through class aliases are not stored; lookups derive them.
+        assert!(get("pkg.Model.load").aliases.is_empty());
         assert_eq!(get("pkg.Model.load").kind, SymbolKind::Classmethod);
         assert!(get("pkg.Model.load").params.iter().all(|p| p.name != "cls"));
         assert!(
