@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use oxigraph::model::{Literal, NamedNode, Term};
+use oxigraph::model::{Literal, NamedNode, NamedNodeRef, Term};
 use oxigraph::sparql::{CancellationToken, QueryResults, QuerySolution, SparqlEvaluator};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -237,13 +237,27 @@ struct NameEntry {
     name: String,
     qname: String,
     kind: String,
+    /// `name` lower-cased, computed once for ranking.
+    lower: String,
+}
+
+/// A release's names, with the entries grouped by lower-cased last component: the ranker
+/// compares the asked name with each distinct last component once.
+#[derive(Default)]
+struct NameTable {
+    entries: Vec<NameEntry>,
+    by_last: Vec<(String, Vec<usize>)>,
 }
 
 /// Answers questions about the releases in a store.
 pub struct Engine {
     store: Store,
     pub limits: QueryLimits,
-    names: Mutex<HashMap<String, Arc<Vec<NameEntry>>>>,
+    /// Per-release name tables, valid for one store generation.
+    names: Mutex<(u64, HashMap<String, Arc<NameTable>>)>,
+    /// The indexed releases, valid for one store generation. Only this process writes to its
+    /// store (RocksDB admits one writer), so the generation sees every change.
+    releases: Mutex<Option<(u64, Arc<Vec<ReleaseInfo>>)>>,
 }
 
 fn lit(s: &str) -> Term {
@@ -317,7 +331,8 @@ impl Engine {
         Engine {
             store,
             limits: QueryLimits::default(),
-            names: Mutex::new(HashMap::new()),
+            names: Mutex::new((0, HashMap::new())),
+            releases: Mutex::new(None),
         }
     }
 
@@ -325,12 +340,28 @@ impl Engine {
         &self.store
     }
 
-    /// Forgets cached per-release data (after an ingest in this process).
-    pub fn invalidate(&self) {
-        self.names.lock().expect("cache lock").clear();
+    /// Loads the per-release name tables so the first unknown name is answered as fast as the
+    /// next one (a server calls this in the background at start).
+    pub fn warm(&self) -> Result<(), AnswerError> {
+        for r in self.releases()? {
+            self.names_of(&r.release)?;
+        }
+        Ok(())
     }
 
     pub fn releases(&self) -> Result<Vec<ReleaseInfo>, AnswerError> {
+        let generation = self.store.generation();
+        if let Some((g, r)) = self.releases.lock().expect("cache lock").as_ref()
+            && *g == generation
+        {
+            return Ok(r.as_ref().clone());
+        }
+        let fresh = self.load_releases()?;
+        *self.releases.lock().expect("cache lock") = Some((generation, Arc::new(fresh.clone())));
+        Ok(fresh)
+    }
+
+    fn load_releases(&self) -> Result<Vec<ReleaseInfo>, AnswerError> {
         let rows = self.store.select(&queries::releases, &[])?;
         let mut out: Vec<ReleaseInfo> = rows
             .iter()
@@ -518,28 +549,49 @@ impl Engine {
             .collect())
     }
 
-    fn names_of(&self, release: &str) -> Result<Arc<Vec<NameEntry>>, AnswerError> {
-        if let Some(n) = self.names.lock().expect("cache lock").get(release) {
-            return Ok(n.clone());
+    fn names_of(&self, release: &str) -> Result<Arc<NameTable>, AnswerError> {
+        let generation = self.store.generation();
+        {
+            let mut cache = self.names.lock().expect("cache lock");
+            if cache.0 != generation {
+                *cache = (generation, HashMap::new());
+            }
+            if let Some(n) = cache.1.get(release) {
+                return Ok(n.clone());
+            }
         }
         let rows = self
             .store
-            .select(&queries::symbol_names, &[("release", iri(release))])?;
-        let names: Arc<Vec<NameEntry>> = Arc::new(
-            rows.iter()
-                .filter_map(|r| {
-                    Some(NameEntry {
-                        name: get_str(r, "name")?,
-                        qname: get_str(r, "qname")?,
-                        kind: kind_name(&get_str(r, "type")?),
-                    })
+            .select(&queries::name_table, &[("release", iri(release))])?;
+        let table = rows
+            .first()
+            .and_then(|r| get_str(r, "table"))
+            .unwrap_or_default();
+        let entries: Vec<NameEntry> = table
+            .lines()
+            .filter_map(|line| {
+                let mut parts = line.split('\t');
+                let name = parts.next()?.to_string();
+                Some(NameEntry {
+                    lower: name.to_lowercase(),
+                    name,
+                    qname: parts.next()?.to_string(),
+                    kind: parts.next()?.to_string(),
                 })
-                .collect(),
-        );
-        self.names
-            .lock()
-            .expect("cache lock")
-            .insert(release.to_string(), names.clone());
+            })
+            .collect();
+        let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, e) in entries.iter().enumerate() {
+            let last = e.lower.rsplit(['.', ':']).next().unwrap_or(&e.lower);
+            groups.entry(last.to_string()).or_default().push(i);
+        }
+        let mut by_last: Vec<(String, Vec<usize>)> = groups.into_iter().collect();
+        by_last.sort();
+        let names = Arc::new(NameTable { entries, by_last });
+        let mut cache = self.names.lock().expect("cache lock");
+        if cache.0 == generation {
+            cache.1.insert(release.to_string(), names.clone());
+        }
         Ok(names)
     }
 
@@ -553,35 +605,36 @@ impl Engine {
             .next()
             .unwrap_or(&asked_lower);
         let mut best: BTreeMap<String, Candidate> = BTreeMap::new();
-        for e in names.iter() {
-            let lower = e.name.to_lowercase();
-            let last = lower.rsplit(['.', ':']).next().unwrap_or(&lower);
-            let mut score = strsim::jaro_winkler(&asked_lower, &lower) * 0.8;
-            if lower.ends_with(&format!(".{asked_lower}")) {
-                score = score.max(0.95);
-            }
+        let suffix = format!(".{asked_lower}");
+        let asked_container = asked_lower.rsplit_once('.').map(|(c, _)| c);
+        for (last, members) in &names.by_last {
+            // The last component decides most of the score; the whole name only refines it.
             let last_sim = strsim::jaro_winkler(asked_last, last);
-            // The same last component, or a near miss of it inside a matching container.
-            let container_ok = asked_lower
-                .rsplit_once('.')
-                .is_none_or(|(c, _)| lower.contains(c));
-            if container_ok {
-                score = score.max(last_sim * 0.9);
-            } else {
-                score = score.max(last_sim * 0.7);
-            }
-            if score < 0.75 {
+            if last_sim < 0.75 {
                 continue;
             }
-            let c = Candidate {
-                qualified_name: e.qname.clone(),
-                kind: e.kind.clone(),
-                score: (score * 100.0).round() / 100.0,
-            };
-            match best.get(&e.qname) {
-                Some(old) if old.score >= c.score => {}
-                _ => {
-                    best.insert(e.qname.clone(), c);
+            for e in members.iter().map(|&i| &names.entries[i]) {
+                let lower = e.lower.as_str();
+                let mut score = strsim::jaro_winkler(&asked_lower, lower) * 0.8;
+                if lower.ends_with(&suffix) {
+                    score = score.max(0.95);
+                }
+                // The same last component, or a near miss of it inside a matching container.
+                let container_ok = asked_container.is_none_or(|c| lower.contains(c));
+                score = score.max(last_sim * if container_ok { 0.9 } else { 0.7 });
+                if score < 0.75 {
+                    continue;
+                }
+                let c = Candidate {
+                    qualified_name: e.qname.clone(),
+                    kind: e.kind.clone(),
+                    score: (score * 100.0).round() / 100.0,
+                };
+                match best.get(&e.qname) {
+                    Some(old) if old.score >= c.score => {}
+                    _ => {
+                        best.insert(e.qname.clone(), c);
+                    }
                 }
             }
         }
@@ -633,102 +686,133 @@ impl Engine {
         Ok(detail)
     }
 
-    fn detail_of(&self, rel: &ReleaseInfo, symbol: &str) -> Result<ApiDetail, AnswerError> {
-        let b = [("release", iri(&rel.release)), ("symbol", iri(symbol))];
-        let rows = self.store.select(&queries::symbol_detail, &b)?;
-        let row = rows.first().ok_or_else(|| AnswerError::NotFound {
-            name: symbol.to_string(),
-            release: rel.release.clone(),
-            candidates: vec![],
-        })?;
-        let mut aliases = Vec::new();
-        let mut decorators = Vec::new();
-        let mut bases = Vec::new();
-        for v in self.store.select(&queries::symbol_values, &b)? {
-            let (Some(p), Some(val)) = (get_str(&v, "property"), get_str(&v, "value")) else {
-                continue;
-            };
-            match p.as_str() {
-                "alias" => aliases.push(val),
-                "decorator" => decorators.push(val),
-                _ => bases.push(val),
+    /// The direct facts of a symbol (or of its parent class): property IRI -> values.
+    fn facts_of(
+        &self,
+        release: &str,
+        symbol: &str,
+    ) -> Result<BTreeMap<String, Vec<String>>, AnswerError> {
+        let b = [("release", iri(release)), ("symbol", iri(symbol))];
+        let mut facts: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for r in self.store.select(&queries::symbol_facts, &b)? {
+            if let (Some(p), Some(o)) = (get_str(&r, "p"), get_str(&r, "o")) {
+                facts.entry(p).or_default().push(o);
             }
         }
-        let qname = get_str(row, "qname").unwrap_or_default();
-        let kind = kind_name(&get_str(row, "type").unwrap_or_default());
+        Ok(facts)
+    }
+
+    fn detail_of(&self, rel: &ReleaseInfo, symbol: &str) -> Result<ApiDetail, AnswerError> {
+        use crate::vocab::{rdf, rg};
+        let facts = self.facts_of(&rel.release, symbol)?;
+        let one = |p: oxigraph::model::NamedNodeRef<'_>| {
+            facts.get(p.as_str()).and_then(|v| v.first().cloned())
+        };
+        let all = |p: oxigraph::model::NamedNodeRef<'_>| {
+            facts.get(p.as_str()).cloned().unwrap_or_default()
+        };
+        let Some(qname) = one(rg::QUALIFIED_NAME) else {
+            return Err(AnswerError::NotFound {
+                name: symbol.to_string(),
+                release: rel.release.clone(),
+                candidates: vec![],
+            });
+        };
+        let kind = all(rdf::TYPE)
+            .iter()
+            .find_map(|t| kind_of_class(t))
+            .map(|k| k.as_str().to_string())
+            .unwrap_or_else(|| "symbol".into());
+        let mut aliases = all(rg::ALIAS);
         // Members are also reachable through every alias of their class.
         if matches!(
             kind.as_str(),
             "method" | "classmethod" | "staticmethod" | "property" | "attribute"
-        ) && let (Some(parent), Some((_, last))) =
-            (get_str(row, "parent"), qname.rsplit_once('.'))
+        ) && let (Some(parent), Some((_, last))) = (one(rg::PARENT), qname.rsplit_once('.'))
         {
-            let pb = [("release", iri(&rel.release)), ("symbol", iri(&parent))];
-            for v in self.store.select(&queries::symbol_values, &pb)? {
-                if get_str(&v, "property").as_deref() == Some("alias")
-                    && let Some(a) = get_str(&v, "value")
-                {
-                    aliases.push(format!("{a}.{last}"));
-                }
+            let parent_facts = self.facts_of(&rel.release, &parent)?;
+            for a in parent_facts.get(rg::ALIAS.as_str()).into_iter().flatten() {
+                aliases.push(format!("{a}.{last}"));
             }
             aliases.sort();
             aliases.dedup();
         }
-        let params = self.params_of(&rel.release, symbol)?;
-        let overloads = self
-            .store
-            .select(&queries::symbol_overloads, &b)?
-            .iter()
-            .filter_map(|r| get_str(r, "signature"))
+        // Parameters, deprecation and overloads: node -> property -> value.
+        let b = [("release", iri(&rel.release)), ("symbol", iri(symbol))];
+        let mut nodes: BTreeMap<(String, String), BTreeMap<String, String>> = BTreeMap::new();
+        for r in self.store.select(&queries::symbol_nodes, &b)? {
+            if let (Some(link), Some(node), Some(p), Some(o)) = (
+                get_str(&r, "link"),
+                get_str(&r, "node"),
+                get_str(&r, "p"),
+                get_str(&r, "o"),
+            ) {
+                nodes.entry((link, node)).or_default().insert(p, o);
+            }
+        }
+        let of_link = |link: NamedNodeRef<'static>| {
+            nodes
+                .iter()
+                .filter(move |((l, _), _)| l == link.as_str())
+                .map(|(_, props)| props)
+        };
+        let get =
+            |props: &BTreeMap<String, String>, p: NamedNodeRef<'_>| props.get(p.as_str()).cloned();
+        let position = |props: &BTreeMap<String, String>| {
+            get(props, rg::POSITION)
+                .and_then(|v| v.parse::<i64>().ok())
+                .unwrap_or(0)
+        };
+        let mut params: Vec<(i64, ParamOut)> = of_link(rg::PARAMETER_PROP)
+            .filter_map(|props| {
+                Some((
+                    position(props),
+                    ParamOut {
+                        name: get(props, rg::NAME)?,
+                        kind: get(props, rg::PARAMETER_KIND)?,
+                        required: get(props, rg::REQUIRED).as_deref() == Some("true"),
+                        type_: get(props, rg::ANNOTATION),
+                        default: get(props, rg::DEFAULT),
+                    },
+                ))
+            })
             .collect();
-        let deprecation = get_str(row, "depSignal").map(|signal| DeprecationOut {
-            signal,
-            since: get_str(row, "depSince"),
-            message: get_str(row, "depMessage"),
-            replacement: get_str(row, "depReplacement"),
-        });
+        params.sort_by_key(|(p, _)| *p);
+        let mut overloads: Vec<(i64, String)> = of_link(rg::OVERLOAD_PROP)
+            .filter_map(|props| Some((position(props), get(props, rg::SIGNATURE)?)))
+            .collect();
+        overloads.sort();
+        let deprecation = of_link(rg::DEPRECATION_PROP)
+            .next()
+            .map(|props| DeprecationOut {
+                signal: get(props, rg::SIGNAL).unwrap_or_default(),
+                since: get(props, rg::SINCE),
+                message: get(props, rg::MESSAGE),
+                replacement: get(props, rg::REPLACEMENT),
+            });
         Ok(ApiDetail {
             package: rel.package.clone(),
             version: rel.version.clone(),
             qualified_name: qname,
             kind,
-            signature: get_str(row, "signature"),
-            params,
-            returns: get_str(row, "returns"),
-            description: get_str(row, "docstring"),
+            signature: one(rg::SIGNATURE),
+            params: params.into_iter().map(|(_, p)| p).collect(),
+            returns: one(rg::RETURNS),
+            description: one(rg::DOCSTRING),
             deprecated: deprecation.is_some(),
             deprecation,
             aliases,
-            defined_in: get_str(row, "definedIn"),
-            inherited_from: get_str(row, "inheritedFrom"),
-            is_async: get_bool(row, "isAsync"),
-            decorators,
-            bases,
-            overloads,
+            defined_in: one(rg::DEFINED_IN),
+            inherited_from: one(rg::INHERITED_FROM),
+            is_async: one(rg::IS_ASYNC).as_deref() == Some("true"),
+            decorators: all(rg::DECORATOR),
+            bases: all(rg::BASE),
+            overloads: overloads.into_iter().map(|(_, s)| s).collect(),
             source: SourceOut {
-                file: get_str(row, "file"),
-                line: get_int(row, "line"),
+                file: one(rg::SOURCE_FILE),
+                line: one(rg::LINE).and_then(|l| l.parse().ok()),
             },
         })
-    }
-
-    fn params_of(&self, release: &str, symbol: &str) -> Result<Vec<ParamOut>, AnswerError> {
-        let rows = self.store.select(
-            &queries::symbol_params,
-            &[("release", iri(release)), ("symbol", iri(symbol))],
-        )?;
-        Ok(rows
-            .iter()
-            .filter_map(|r| {
-                Some(ParamOut {
-                    name: get_str(r, "name")?,
-                    kind: get_str(r, "kind")?,
-                    required: get_bool(r, "required"),
-                    type_: get_str(r, "annotation"),
-                    default: get_str(r, "default"),
-                })
-            })
-            .collect())
     }
 
     /// In which indexed releases of a package `name` exists, and since/until when.
@@ -839,7 +923,7 @@ impl Engine {
         };
         let names = self.names_of(&rel.release)?;
         let mut aliases: HashMap<&str, Vec<String>> = HashMap::new();
-        for e in names.iter().filter(|e| e.name != e.qname) {
+        for e in names.entries.iter().filter(|e| e.name != e.qname) {
             aliases
                 .entry(e.qname.as_str())
                 .or_default()

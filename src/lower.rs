@@ -113,6 +113,7 @@ pub fn release_quads(
         rg::SYMBOL_COUNT,
         Literal::from(facts.symbols.len() as i64),
     );
+    w.str(&release, rg::NAME_TABLE, &name_table(facts));
     w.add(&package_node, rdf::TYPE, rg::PACKAGE);
     w.str(&package_node, rg::ECOSYSTEM, &package.ecosystem);
     w.str(&package_node, rg::PACKAGE_NAME, &package.name);
@@ -128,6 +129,23 @@ pub fn release_quads(
         lower_symbol(&mut w, package, &release, s);
     }
     w.quads
+}
+
+/// `name\tcanonical\tkind` for every public name: one read gives the candidate ranker
+/// everything (decoding tens of thousands of separate literals takes seconds).
+fn name_table(facts: &ReleaseFacts) -> String {
+    let mut out = String::new();
+    for s in &facts.symbols {
+        for name in std::iter::once(&s.qualified_name).chain(&s.aliases) {
+            out.push_str(name);
+            out.push('\t');
+            out.push_str(&s.qualified_name);
+            out.push('\t');
+            out.push_str(s.kind.as_str());
+            out.push('\n');
+        }
+    }
+    out
 }
 
 fn lower_symbol(w: &mut Writer, package: &PackageId, release: &NamedNode, s: &Symbol) {

@@ -389,6 +389,12 @@ pub enum McpError {
 /// Serves MCP on stdin/stdout until the client disconnects. Logs go to stderr.
 pub async fn serve_stdio(engine: Arc<Engine>) -> Result<(), McpError> {
     use rmcp::ServiceExt;
+    let warm = engine.clone();
+    std::thread::spawn(move || {
+        if let Err(e) = warm.warm() {
+            tracing::warn!("could not preload name tables: {e}");
+        }
+    });
     let server = RefgraphServer::new(engine)
         .serve(rmcp::transport::stdio())
         .await

@@ -50,9 +50,20 @@ fn substitute(text: &str, bindings: &[(&str, Term)]) -> String {
         while let Some(pos) = rest.find(['?', '"']) {
             out.push_str(&rest[..pos]);
             let tail = &rest[pos..];
-            if tail.starts_with('"') {
-                // Copy a string literal verbatim (no `?` inside it is a variable).
-                let end = tail[1..].find('"').map(|e| e + 2).unwrap_or(tail.len());
+            if let Some(body) = tail.strip_prefix('"') {
+                // Copy a string literal verbatim (no `?` inside it is a variable), escapes too.
+                let mut end = tail.len();
+                let mut escaped = false;
+                for (i, c) in body.char_indices() {
+                    match c {
+                        '\\' if !escaped => escaped = true,
+                        '"' if !escaped => {
+                            end = i + 2;
+                            break;
+                        }
+                        _ => escaped = false,
+                    }
+                }
                 out.push_str(&tail[..end]);
                 rest = &tail[end..];
                 continue;
@@ -107,11 +118,9 @@ mod registered {
     catalog! {
         releases,
         symbol_by_name,
-        symbol_detail,
-        symbol_values,
-        symbol_params,
-        symbol_overloads,
-        symbol_names,
+        symbol_facts,
+        symbol_nodes,
+        name_table,
         list_symbols,
         diagnostics,
     }

@@ -30,6 +30,8 @@ pub enum StoreError {
 pub struct Store {
     inner: OxStore,
     read_only: bool,
+    /// Bumped on every write through any clone of this handle, so readers can cache safely.
+    generation: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Store {
@@ -37,6 +39,7 @@ impl Store {
         Store {
             inner: OxStore::new().expect("the in-memory store cannot fail to open"),
             read_only: false,
+            generation: Default::default(),
         }
     }
 
@@ -52,6 +55,7 @@ impl Store {
         Ok(Store {
             inner,
             read_only: false,
+            generation: Default::default(),
         })
     }
 
@@ -64,7 +68,18 @@ impl Store {
         Ok(Store {
             inner,
             read_only: true,
+            generation: Default::default(),
         })
+    }
+
+    /// Changes whenever a release is written or removed through this store.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    fn bump(&self) {
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
     pub fn oxigraph(&self) -> &OxStore {
@@ -98,6 +113,7 @@ impl Store {
             loader.load_quads(quads.iter().cloned())?;
             loader.commit()?;
         }
+        self.bump();
         Ok(())
     }
 
@@ -109,6 +125,7 @@ impl Store {
         let mut tx = self.inner.start_transaction()?;
         tx.remove_named_graph(release)?;
         tx.commit()?;
+        self.bump();
         Ok(existed)
     }
 

@@ -39,6 +39,7 @@ pub mod rg {
         SOURCE = "source",
         SHA256 = "sha256",
         SYMBOL_COUNT = "symbolCount",
+        NAME_TABLE = "nameTable",
         DIAGNOSTIC_PROP = "diagnostic",
         // symbols
         QUALIFIED_NAME = "qualifiedName",

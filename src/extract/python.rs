@@ -65,6 +65,9 @@ fn queries() -> &'static Queries {
     })
 }
 
+/// One parsed file: its syntax and the problems found in it.
+type Parsed = (ModuleSyntax, Vec<Diagnostic>);
+
 /// Extracts the public API of a Python release from its source files.
 pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
     let mut diagnostics = Vec::new();
@@ -77,7 +80,7 @@ pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
         .unwrap_or(1)
         .min(chosen.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let parsed: Vec<Vec<(usize, (ModuleSyntax, Vec<Diagnostic>))>> = std::thread::scope(|scope| {
+    let parsed: Vec<Vec<(usize, Parsed)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -98,8 +101,7 @@ pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
             .map(|h| h.join().expect("a parser thread panicked"))
             .collect()
     });
-    let mut parsed: Vec<(usize, (ModuleSyntax, Vec<Diagnostic>))> =
-        parsed.into_iter().flatten().collect();
+    let mut parsed: Vec<(usize, Parsed)> = parsed.into_iter().flatten().collect();
     parsed.sort_by_key(|(i, _)| *i);
     let parsed = parsed.into_iter().map(|(_, r)| r);
     for (syntax, mut diags) in parsed {
