@@ -1006,9 +1006,6 @@ impl Engine {
         let results = self
             .store
             .evaluate_user_query(prepared, token, limits.timeout)?;
-        let cancelled = |e: &oxigraph::sparql::QueryEvaluationError| {
-            matches!(e, oxigraph::sparql::QueryEvaluationError::Cancelled)
-        };
         match results {
             QueryResults::Boolean(b) => Ok(serde_json::json!({"head": {}, "boolean": b})),
             QueryResults::Solutions(solutions) => {
@@ -1017,26 +1014,13 @@ impl Engine {
                     .iter()
                     .map(|v| v.as_str().to_string())
                     .collect();
-                let mut rows = Vec::new();
-                let mut truncated = false;
-                for s in solutions {
-                    let s = s.map_err(|e| {
-                        if cancelled(&e) {
-                            AnswerError::Timeout(limits.timeout)
-                        } else {
-                            e.into()
-                        }
-                    })?;
-                    if rows.len() == limits.max_rows {
-                        truncated = true;
-                        break;
-                    }
-                    let mut obj = serde_json::Map::new();
-                    for (v, t) in s.iter() {
-                        obj.insert(v.as_str().to_string(), term_json(t));
-                    }
-                    rows.push(serde_json::Value::Object(obj));
-                }
+                let (rows, truncated) = take_rows(solutions, limits, |s| {
+                    let obj: serde_json::Map<String, serde_json::Value> = s
+                        .iter()
+                        .map(|(v, t)| (v.as_str().to_string(), term_json(t)))
+                        .collect();
+                    serde_json::Value::Object(obj)
+                })?;
                 Ok(serde_json::json!({
                     "head": {"vars": vars},
                     "results": {"bindings": rows},
@@ -1044,26 +1028,13 @@ impl Engine {
                 }))
             }
             QueryResults::Graph(triples) => {
-                let mut rows = Vec::new();
-                let mut truncated = false;
-                for t in triples {
-                    let t = t.map_err(|e| {
-                        if cancelled(&e) {
-                            AnswerError::Timeout(limits.timeout)
-                        } else {
-                            e.into()
-                        }
-                    })?;
-                    if rows.len() == limits.max_rows {
-                        truncated = true;
-                        break;
-                    }
-                    rows.push(serde_json::json!({
+                let (rows, truncated) = take_rows(triples, limits, |t| {
+                    serde_json::json!({
                         "subject": term_json(&t.subject.into()),
                         "predicate": term_json(&t.predicate.into()),
                         "object": term_json(&t.object),
-                    }));
-                }
+                    })
+                })?;
                 Ok(serde_json::json!({
                     "head": {"vars": ["subject", "predicate", "object"]},
                     "results": {"bindings": rows},
@@ -1072,6 +1043,29 @@ impl Engine {
             }
         }
     }
+}
+
+/// Up to `limits.max_rows` rows of a result stream, and whether more were cut; a cancelled
+/// evaluation (the timeout fired) is reported as such.
+fn take_rows<T>(
+    items: impl Iterator<Item = Result<T, oxigraph::sparql::QueryEvaluationError>>,
+    limits: QueryLimits,
+    mut row: impl FnMut(T) -> serde_json::Value,
+) -> Result<(Vec<serde_json::Value>, bool), AnswerError> {
+    let mut rows = Vec::new();
+    for item in items {
+        let item = item.map_err(|e| match e {
+            oxigraph::sparql::QueryEvaluationError::Cancelled => {
+                AnswerError::Timeout(limits.timeout)
+            }
+            e => e.into(),
+        })?;
+        if rows.len() == limits.max_rows {
+            return Ok((rows, true));
+        }
+        rows.push(row(item));
+    }
+    Ok((rows, false))
 }
 
 fn term_json(t: &Term) -> serde_json::Value {

@@ -319,7 +319,7 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
     collect_imports(&q.imports, &scope.statements, src, &mut syntax);
     collect_assignments(&q.assignments, &scope.statements, src, &mut syntax);
     // Deprecation warnings sit inside function bodies; skip the walk when none can be there.
-    if contains(src, b"Warning") {
+    if contains(src, b"warn(") && contains(src, b"Warning") {
         collect_deprecation_warnings(&q.deprecations, root, src, &mut syntax);
     }
     (syntax, diags)

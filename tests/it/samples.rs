@@ -328,3 +328,21 @@ fn sparql_reads_and_refuses_updates() {
     // Nothing was deleted.
     assert_eq!(e.releases().unwrap().len(), 2);
 }
+
+#[test]
+fn sparql_rows_and_time_are_limited() {
+    let mut e = acme();
+    e.limits.max_rows = 3;
+    let v = e
+        .sparql("SELECT ?s WHERE { GRAPH ?g { ?s ?p ?o } }")
+        .unwrap();
+    assert_eq!(v["results"]["bindings"].as_array().unwrap().len(), 3);
+    assert_eq!(v["truncated"], true);
+    e.limits.max_rows = usize::MAX;
+    e.limits.timeout = std::time::Duration::from_millis(50);
+    // A cartesian product far too large to finish: cut at the timeout, not hung.
+    let started = std::time::Instant::now();
+    let r = e.sparql("SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }");
+    assert!(matches!(r, Err(AnswerError::Timeout(_))), "{r:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
