@@ -269,12 +269,17 @@ fn iri(s: &str) -> Term {
 }
 
 fn get_str(s: &QuerySolution, var: &str) -> Option<String> {
-    match s.get(var)? {
-        Term::Literal(l) => Some(l.value().to_string()),
-        Term::NamedNode(n) => Some(n.as_str().to_string()),
-        Term::BlankNode(b) => Some(b.as_str().to_string()),
+    s.get(var).map(term_value)
+}
+
+/// A term's lexical value: the IRI, the literal's text, the blank node's id.
+fn term_value(t: &Term) -> String {
+    match t {
+        Term::Literal(l) => l.value().to_string(),
+        Term::NamedNode(n) => n.as_str().to_string(),
+        Term::BlankNode(b) => b.as_str().to_string(),
         #[allow(unreachable_patterns)]
-        _ => None,
+        _ => t.to_string(),
     }
 }
 
@@ -692,12 +697,9 @@ impl Engine {
         release: &str,
         symbol: &str,
     ) -> Result<BTreeMap<String, Vec<String>>, AnswerError> {
-        let b = [("release", iri(release)), ("symbol", iri(symbol))];
         let mut facts: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for r in self.store.select(&queries::symbol_facts, &b)? {
-            if let (Some(p), Some(o)) = (get_str(&r, "p"), get_str(&r, "o")) {
-                facts.entry(p).or_default().push(o);
-            }
+        for (p, o) in self.store.describe(release, symbol)? {
+            facts.entry(p).or_default().push(term_value(&o));
         }
         Ok(facts)
     }
@@ -738,16 +740,15 @@ impl Engine {
             aliases.dedup();
         }
         // Parameters, deprecation and overloads: node -> property -> value.
-        let b = [("release", iri(&rel.release)), ("symbol", iri(symbol))];
         let mut nodes: BTreeMap<(String, String), BTreeMap<String, String>> = BTreeMap::new();
-        for r in self.store.select(&queries::symbol_nodes, &b)? {
-            if let (Some(link), Some(node), Some(p), Some(o)) = (
-                get_str(&r, "link"),
-                get_str(&r, "node"),
-                get_str(&r, "p"),
-                get_str(&r, "o"),
-            ) {
-                nodes.entry((link, node)).or_default().insert(p, o);
+        for link in [rg::PARAMETER_PROP, rg::DEPRECATION_PROP, rg::OVERLOAD_PROP] {
+            for node in facts.get(link.as_str()).into_iter().flatten() {
+                let props = nodes
+                    .entry((link.as_str().to_string(), node.clone()))
+                    .or_default();
+                for (p, o) in self.store.describe(&rel.release, node)? {
+                    props.insert(p, term_value(&o));
+                }
             }
         }
         let of_link = |link: NamedNodeRef<'static>| {

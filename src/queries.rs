@@ -118,8 +118,6 @@ mod registered {
     catalog! {
         releases,
         symbol_by_name,
-        symbol_facts,
-        symbol_nodes,
         name_table,
         list_symbols,
         diagnostics,

@@ -136,6 +136,20 @@ impl Store {
         Ok(())
     }
 
+    /// Every (predicate, object) of `subject` in the named graph `graph`: one index range scan,
+    /// with no query to parse. The hot path of symbol lookups uses it.
+    pub fn describe(&self, graph: &str, subject: &str) -> Result<Vec<(String, Term)>, StoreError> {
+        let g = NamedNode::new_unchecked(graph);
+        let s = NamedNode::new_unchecked(subject);
+        self.inner
+            .quads_for_pattern(Some(s.as_ref().into()), None, None, Some(g.as_ref().into()))
+            .map(|q| {
+                let q = q?;
+                Ok((q.predicate.into_string(), q.object))
+            })
+            .collect()
+    }
+
     /// Runs a catalog query with bound variables and collects its solutions.
     pub fn select(
         &self,
