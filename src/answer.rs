@@ -49,6 +49,13 @@ pub enum AnswerError {
     Store(#[from] StoreError),
 }
 
+fn as_alias(found: Vec<(String, String, String)>) -> Vec<(String, String, String)> {
+    found
+        .into_iter()
+        .map(|(s, q, _)| (s, q, "alias".to_string()))
+        .collect()
+}
+
 fn candidates_text(c: &[Candidate]) -> String {
     if c.is_empty() {
         return String::new();
@@ -519,14 +526,25 @@ impl Engine {
         let Some((parent, last)) = name.rsplit_once('.') else {
             return Ok(hits);
         };
-        for (_, parent_q, _) in self.lookup_depth(release, parent, depth + 1)? {
+        let parents = self.lookup_depth(release, parent, depth + 1)?;
+        for (_, parent_q, _) in &parents {
             if parent_q != parent {
                 let found = self.lookup_stored(release, &format!("{parent_q}.{last}"))?;
                 if !found.is_empty() {
-                    return Ok(found
-                        .into_iter()
-                        .map(|(s, q, _)| (s, q, "alias".to_string()))
-                        .collect());
+                    return Ok(as_alias(found));
+                }
+            }
+        }
+        // Inherited members: `Sub.member` is the member of the first ancestor that has it
+        // (rg:base lists every ancestor in method resolution order).
+        for (parent_iri, _, _) in &parents {
+            for (p, base) in self.store.describe(release, parent_iri)? {
+                if p == crate::vocab::rg::BASE.as_str() {
+                    let name = format!("{}.{last}", term_value(&base));
+                    let found = self.lookup_stored(release, &name)?;
+                    if !found.is_empty() {
+                        return Ok(as_alias(found));
+                    }
                 }
             }
         }

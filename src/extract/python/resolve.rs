@@ -294,7 +294,6 @@ impl<'a> Resolver<'a> {
         // 3. Symbols for classes and functions, then class members.
         let mut keys: Vec<&(usize, String)> = canon.keys().collect();
         keys.sort();
-        let mut member_aliases: Vec<(String, String)> = Vec::new();
         for key in keys {
             let (j, name) = key;
             let (q, aliases) = &canon[key];
@@ -316,25 +315,7 @@ impl<'a> Resolver<'a> {
                     ));
                 }
                 DefKind::Class => {
-                    self.class_symbols(*j, name, q, aliases, &canon, facts, &mut member_aliases);
-                }
-            }
-        }
-        // 4. Members inherited from public bases are aliases of the base's own member.
-        let index: HashMap<String, usize> = facts
-            .symbols
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.qualified_name.clone(), i))
-            .collect();
-        for (alias, target) in member_aliases {
-            if index.contains_key(&alias) {
-                continue;
-            }
-            if let Some(&i) = index.get(&target) {
-                let s = &mut facts.symbols[i];
-                if !s.aliases.contains(&alias) {
-                    s.aliases.push(alias);
+                    self.class_symbols(*j, name, q, aliases, &canon, facts);
                 }
             }
         }
@@ -412,7 +393,6 @@ impl<'a> Resolver<'a> {
         aliases: &[String],
         canon: &HashMap<(usize, String), (String, Vec<String>)>,
         facts: &mut ReleaseFacts,
-        member_aliases: &mut Vec<(String, String)>,
     ) {
         let path = vec![name.to_string()];
         let def = self.find_def(j, &path).expect("resolved class exists");
@@ -447,7 +427,6 @@ impl<'a> Resolver<'a> {
                 Target::External(e) => Some(e.clone()),
                 _ => None,
             })
-            .take(def.bases.len().max(1))
             .collect();
         if def.bases.is_empty() {
             class.bases.clear();
@@ -482,10 +461,9 @@ impl<'a> Resolver<'a> {
                 if !is_public_name(&mname) || !seen.insert(mname.clone()) {
                     continue;
                 }
-                if let Some(base_q) = &owner_public {
-                    // Only the canonical path is stored: `Alias.member` names follow from the
-                    // class's own aliases when a name is looked up.
-                    member_aliases.push((format!("{q}.{mname}"), format!("{base_q}.{mname}")));
+                if owner_public.is_some() {
+                    // Not stored again on the subclass: `Sub.member` resolves through the
+                    // class's ancestors (rg:base, in MRO order) when it is looked up.
                     continue;
                 }
                 let kind = member_kind(m);
@@ -824,7 +802,14 @@ mod tests {
             .iter()
             .find(|s| s.qualified_name == "p.Base.run")
             .unwrap();
-        assert_eq!(run.aliases, vec!["p.Sub.run"]);
+        // Not stored on the subclass: lookups walk the ancestors (see answer.rs).
+        assert!(run.aliases.is_empty());
+        let sub = facts
+            .symbols
+            .iter()
+            .find(|s| s.qualified_name == "p.Sub")
+            .unwrap();
+        assert_eq!(sub.bases, vec!["p.Base"]);
         let d = facts
             .symbols
             .iter()
