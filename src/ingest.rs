@@ -208,43 +208,84 @@ fn read_zip(
             format!("{} entries (limit {})", zip.len(), limits.max_entries),
         ));
     }
-    let mut files = Vec::new();
-    let mut diags = Vec::new();
-    let mut total = 0u64;
+    let mut out = ArchiveFiles::new(path, limits);
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(|e| bad(e.to_string()))?;
         let name = entry.name().map(|n| n.to_string()).unwrap_or_default();
-        if !entry.is_file() || !is_source(&name) {
-            continue;
+        if entry.is_file() && is_source(&name) {
+            out.add(&name, None, &mut entry)?;
         }
-        let Some(rel) = safe_relative(&name) else {
-            diags.push(Diagnostic {
-                file: name,
+    }
+    Ok((out.files, out.diags))
+}
+
+/// The source files read from one archive so far, with the limits that apply to all of them.
+struct ArchiveFiles<'a> {
+    path: &'a Path,
+    limits: &'a Limits,
+    files: Vec<SourceFile>,
+    diags: Vec<Diagnostic>,
+    total: u64,
+}
+
+impl<'a> ArchiveFiles<'a> {
+    fn new(path: &'a Path, limits: &'a Limits) -> Self {
+        ArchiveFiles {
+            path,
+            limits,
+            files: Vec::new(),
+            diags: Vec::new(),
+            total: 0,
+        }
+    }
+
+    /// Reads the entry `name` (a source file): unsafe paths and oversized files become
+    /// diagnostics; `rename` maps the safe relative path (an sdist drops its first folder).
+    fn add(
+        &mut self,
+        name: &str,
+        rename: Option<fn(String) -> String>,
+        entry: &mut impl Read,
+    ) -> Result<(), IngestError> {
+        let Some(rel) = safe_relative(name) else {
+            self.diags.push(Diagnostic {
+                file: name.to_string(),
                 line: 1,
                 message: "unsafe path in archive; skipped".into(),
             });
-            continue;
+            return Ok(());
         };
-        let text = read_limited(&mut entry, limits.max_file_bytes)
-            .map_err(|e| bad(format!("{rel}: {e}")))?;
+        let rel = rename.map_or(rel.clone(), |f| f(rel));
+        let text = read_limited(entry, self.limits.max_file_bytes).map_err(|e| {
+            IngestError::BadArchive {
+                path: self.path.to_path_buf(),
+                reason: format!("{rel}: {e}"),
+            }
+        })?;
         let Some(text) = text else {
-            diags.push(Diagnostic {
+            self.diags.push(Diagnostic {
                 file: rel,
                 line: 1,
-                message: format!("file larger than {} bytes; skipped", limits.max_file_bytes),
+                message: format!(
+                    "file larger than {} bytes; skipped",
+                    self.limits.max_file_bytes
+                ),
             });
-            continue;
+            return Ok(());
         };
-        total += text.len() as u64;
-        if total > limits.max_total_bytes {
+        self.total += text.len() as u64;
+        if self.total > self.limits.max_total_bytes {
             return Err(IngestError::Limit(
-                path.to_path_buf(),
-                format!("more than {} bytes uncompressed", limits.max_total_bytes),
+                self.path.to_path_buf(),
+                format!(
+                    "more than {} bytes uncompressed",
+                    self.limits.max_total_bytes
+                ),
             ));
         }
-        files.push(SourceFile { path: rel, text });
+        self.files.push(SourceFile { path: rel, text });
+        Ok(())
     }
-    Ok((files, diags))
 }
 
 /// Reads at most `max` bytes; `None` when the entry is larger (a zip bomb never inflates fully).
@@ -265,9 +306,7 @@ fn read_tar_gz(
     };
     let gz = flate2::read::GzDecoder::new(bytes);
     let mut archive = tar::Archive::new(gz);
-    let mut files = Vec::new();
-    let mut diags = Vec::new();
-    let mut total = 0u64;
+    let mut out = ArchiveFiles::new(path, limits);
     let entries = archive.entries().map_err(|e| bad(e.to_string()))?;
     for (count, entry) in entries.enumerate() {
         if count >= limits.max_entries {
@@ -285,37 +324,16 @@ fn read_tar_gz(
             .path()
             .map(|p| p.to_string_lossy().to_string())
             .map_err(|e| bad(e.to_string()))?;
-        if !is_source(&name) {
-            continue;
+        if is_source(&name) {
+            // An sdist wraps everything in NAME-VERSION/; drop that first component.
+            let strip = |rel: String| {
+                rel.split_once('/')
+                    .map_or(rel.clone(), |(_, r)| r.to_string())
+            };
+            out.add(&name, Some(strip), &mut entry)?;
         }
-        let Some(rel) = safe_relative(&name) else {
-            diags.push(Diagnostic {
-                file: name,
-                line: 1,
-                message: "unsafe path in archive; skipped".into(),
-            });
-            continue;
-        };
-        // An sdist wraps everything in NAME-VERSION/; drop that first component.
-        let rel = rel
-            .split_once('/')
-            .map(|(_, r)| r.to_string())
-            .unwrap_or(rel);
-        let text = read_limited(&mut entry, limits.max_file_bytes)
-            .map_err(|e| bad(format!("{rel}: {e}")))?;
-        let Some(text) = text else {
-            continue;
-        };
-        total += text.len() as u64;
-        if total > limits.max_total_bytes {
-            return Err(IngestError::Limit(
-                path.to_path_buf(),
-                format!("more than {} bytes uncompressed", limits.max_total_bytes),
-            ));
-        }
-        files.push(SourceFile { path: rel, text });
     }
-    Ok((files, diags))
+    Ok((out.files, out.diags))
 }
 
 /// Keeps the files of importable packages: the `src/` layout is unwrapped, and top-level
