@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use oxigraph::model::NamedNode;
 
-use crate::extract::SourceFile;
+use crate::extract::{Language, SourceFile};
 use crate::lower::{Provenance, release_quads};
 use crate::model::{Diagnostic, PackageId, ReleaseFacts};
 use crate::store::{Store, StoreError};
@@ -43,10 +43,10 @@ pub enum IngestError {
     BadArchive { path: PathBuf, reason: String },
     #[error("{0} exceeds a safety limit: {1}")]
     Limit(PathBuf, String),
-    #[error(
-        "no Python modules found in {0}: pass the folder that holds the import package (for click, the folder containing click/__init__.py), a wheel or an sdist"
-    )]
-    NoModules(PathBuf),
+    #[error("no {1:?} API found in {0}: {hint}", hint = .1.layout_hint())]
+    NoSymbols(PathBuf, Language),
+    #[error("{0}")]
+    Unsupported(String),
     #[error("'{0}' is not a valid version")]
     BadVersion(String),
     #[error(transparent)]
@@ -67,6 +67,7 @@ pub struct IngestReport {
 /// Files of a release, as read from disk or an archive, with their relative paths.
 pub fn read_release(
     path: &Path,
+    language: Language,
     limits: &Limits,
 ) -> Result<(Vec<SourceFile>, Vec<Diagnostic>), IngestError> {
     let meta = std::fs::metadata(path).map_err(|source| IngestError::Read {
@@ -74,7 +75,7 @@ pub fn read_release(
         source,
     })?;
     let (files, diags) = if meta.is_dir() {
-        read_tree(path, limits)?
+        read_tree(path, language, limits)?
     } else {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let bytes = std::fs::read(path).map_err(|source| IngestError::Read {
@@ -82,10 +83,10 @@ pub fn read_release(
             source,
         })?;
         if name.ends_with(".whl") || name.ends_with(".zip") {
-            read_zip(path, &bytes, limits)?
+            read_zip(path, &bytes, language, limits)?
         } else if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
-            read_tar_gz(path, &bytes, limits)?
-        } else if name.ends_with(".py") || name.ends_with(".pyi") {
+            read_tar_gz(path, &bytes, language, limits)?
+        } else if language.reads(name) {
             (
                 vec![SourceFile {
                     path: name.to_string(),
@@ -96,15 +97,14 @@ pub fn read_release(
         } else {
             return Err(IngestError::BadArchive {
                 path: path.to_path_buf(),
-                reason: "expected a folder, a .whl/.zip, a .tar.gz or a .py file".into(),
+                reason: "expected a folder, a .whl/.zip, a .tar.gz or a single source file".into(),
             });
         }
     };
-    Ok((select_package_files(files), diags))
-}
-
-fn is_source(path: &str) -> bool {
-    path.ends_with(".py") || path.ends_with(".pyi")
+    let files = match language {
+        Language::Python => select_package_files(files),
+    };
+    Ok((files, diags))
 }
 
 /// A relative archive path made safe: `/`-separated, no absolute, `..`, or empty components.
@@ -125,6 +125,7 @@ fn safe_relative(path: &str) -> Option<String> {
 
 fn read_tree(
     root: &Path,
+    language: Language,
     limits: &Limits,
 ) -> Result<(Vec<SourceFile>, Vec<Diagnostic>), IngestError> {
     let mut files = Vec::new();
@@ -159,7 +160,7 @@ fn read_tree(
                 }
                 continue;
             }
-            if !meta.is_file() || !is_source(&name) {
+            if !meta.is_file() || !language.reads(&name) {
                 continue;
             }
             let rel = path
@@ -194,6 +195,7 @@ fn read_tree(
 fn read_zip(
     path: &Path,
     bytes: &[u8],
+    language: Language,
     limits: &Limits,
 ) -> Result<(Vec<SourceFile>, Vec<Diagnostic>), IngestError> {
     let bad = |reason: String| IngestError::BadArchive {
@@ -212,7 +214,7 @@ fn read_zip(
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(|e| bad(e.to_string()))?;
         let name = entry.name().map(|n| n.to_string()).unwrap_or_default();
-        if entry.is_file() && is_source(&name) {
+        if entry.is_file() && language.reads(&name) {
             out.add(&name, None, &mut entry)?;
         }
     }
@@ -298,6 +300,7 @@ fn read_limited(r: &mut impl Read, max: u64) -> std::io::Result<Option<Vec<u8>>>
 fn read_tar_gz(
     path: &Path,
     bytes: &[u8],
+    language: Language,
     limits: &Limits,
 ) -> Result<(Vec<SourceFile>, Vec<Diagnostic>), IngestError> {
     let bad = |reason: String| IngestError::BadArchive {
@@ -324,7 +327,7 @@ fn read_tar_gz(
             .path()
             .map(|p| p.to_string_lossy().to_string())
             .map_err(|e| bad(e.to_string()))?;
-        if is_source(&name) {
+        if language.reads(&name) {
             // An sdist wraps everything in NAME-VERSION/; drop that first component.
             let strip = |rel: String| {
                 rel.split_once('/')
@@ -398,10 +401,11 @@ pub fn ingest_files(
 ) -> Result<IngestReport, IngestError> {
     let start = Instant::now();
     validate_version(version)?;
-    let mut facts: ReleaseFacts = crate::extract::python::extract(files);
+    let language = Language::for_package(package).map_err(IngestError::Unsupported)?;
+    let mut facts: ReleaseFacts = language.extract(files);
     let extracted = start.elapsed();
     if facts.symbols.is_empty() {
-        return Err(IngestError::NoModules(PathBuf::from(source)));
+        return Err(IngestError::NoSymbols(PathBuf::from(source), language));
     }
     diagnostics.append(&mut facts.diagnostics);
     facts.diagnostics = diagnostics;

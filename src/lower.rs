@@ -46,6 +46,9 @@ pub fn kind_class(kind: SymbolKind) -> NamedNodeRef<'static> {
         SymbolKind::Staticmethod => rg::STATIC_METHOD,
         SymbolKind::Property => rg::PROPERTY,
         SymbolKind::Attribute => rg::ATTRIBUTE,
+        SymbolKind::Interface => rg::INTERFACE,
+        SymbolKind::Operation => rg::OPERATION,
+        SymbolKind::Schema => rg::SCHEMA,
     }
 }
 

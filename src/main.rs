@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use refgraph::answer::{AnswerError, Engine};
+use refgraph::extract::Language;
 use refgraph::ingest::{Limits, ingest_files, read_release};
 use refgraph::model::PackageId;
 use refgraph::store::Store;
@@ -181,7 +182,8 @@ fn run(cli: Cli) -> Result<u8> {
             let package = parse_package(package)?;
             let store = Store::open(&store_path(&data))?;
             let bar = spinner(&format!("ingesting {}", package.release_purl(version)));
-            let (files, diags) = read_release(path, &Limits::default())?;
+            let language = Language::for_package(&package).map_err(anyhow::Error::msg)?;
+            let (files, diags) = read_release(path, language, &Limits::default())?;
             let report = ingest_files(
                 &store,
                 &package,
@@ -448,7 +450,8 @@ fn add(cli: &Cli, data: &Path, releases: &[String]) -> Result<u8> {
             .map_err(anyhow::Error::from)
             .and_then(|fetched| {
                 bar.set_message(format!("ingesting {purl}"));
-                let (files, diags) = read_release(&fetched.path, &Limits::default())?;
+                let (files, diags) =
+                    read_release(&fetched.path, Language::Python, &Limits::default())?;
                 Ok(ingest_files(
                     &store,
                     &id,

@@ -94,9 +94,12 @@ pub struct ReleaseFacts {
     pub files: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum SymbolKind {
+    #[default]
     Module,
     Class,
     Function,
@@ -105,10 +108,16 @@ pub enum SymbolKind {
     Staticmethod,
     Property,
     Attribute,
+    /// A TypeScript interface (or type with members).
+    Interface,
+    /// An OpenAPI operation.
+    Operation,
+    /// An OpenAPI component schema.
+    Schema,
 }
 
 impl SymbolKind {
-    pub const ALL: [SymbolKind; 8] = [
+    pub const ALL: [SymbolKind; 11] = [
         SymbolKind::Module,
         SymbolKind::Class,
         SymbolKind::Function,
@@ -117,6 +126,9 @@ impl SymbolKind {
         SymbolKind::Staticmethod,
         SymbolKind::Property,
         SymbolKind::Attribute,
+        SymbolKind::Interface,
+        SymbolKind::Operation,
+        SymbolKind::Schema,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -129,6 +141,9 @@ impl SymbolKind {
             SymbolKind::Staticmethod => "staticmethod",
             SymbolKind::Property => "property",
             SymbolKind::Attribute => "attribute",
+            SymbolKind::Interface => "interface",
+            SymbolKind::Operation => "operation",
+            SymbolKind::Schema => "schema",
         }
     }
 
@@ -149,7 +164,7 @@ impl SymbolKind {
 }
 
 /// One public API symbol of a release.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Symbol {
     /// Canonical public path: the shortest dotted path users import it by.
     pub qualified_name: String,
@@ -177,13 +192,19 @@ pub struct Symbol {
     pub file: String,
     /// 1-based line of the definition.
     pub line: usize,
+    /// The signature as the language spells it, when the extractor renders it itself
+    /// (`parse(argv?: string[]): this`); Python signatures are rendered from `params`.
+    pub signature_text: Option<String>,
 }
 
 impl Symbol {
-    /// `(a, b=1, *args, c, **kw) -> int`, Python style.
+    /// `(a, b=1, *args, c, **kw) -> int`, Python style, unless the extractor gave its own text.
     pub fn signature(&self) -> Option<String> {
         if !self.has_signature {
             return None;
+        }
+        if let Some(s) = &self.signature_text {
+            return Some(s.clone());
         }
         let mut out = render_params(&self.params);
         if let Some(r) = &self.returns {
@@ -234,23 +255,41 @@ pub fn render_params(params: &[Param]) -> String {
     format!("({})", parts.join(", "))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ParamKind {
+    // Python, as `inspect.Parameter.kind`.
     PositionalOnly,
+    #[default]
     PositionalOrKeyword,
     VarPositional,
     KeywordOnly,
     VarKeyword,
+    // JavaScript and TypeScript.
+    Positional,
+    Rest,
+    // OpenAPI: where the parameter goes.
+    Path,
+    Query,
+    Header,
+    Cookie,
+    Body,
 }
 
 impl ParamKind {
-    pub const ALL: [ParamKind; 5] = [
+    pub const ALL: [ParamKind; 12] = [
         ParamKind::PositionalOnly,
         ParamKind::PositionalOrKeyword,
         ParamKind::VarPositional,
         ParamKind::KeywordOnly,
         ParamKind::VarKeyword,
+        ParamKind::Positional,
+        ParamKind::Rest,
+        ParamKind::Path,
+        ParamKind::Query,
+        ParamKind::Header,
+        ParamKind::Cookie,
+        ParamKind::Body,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -260,6 +299,13 @@ impl ParamKind {
             ParamKind::VarPositional => "var_positional",
             ParamKind::KeywordOnly => "keyword_only",
             ParamKind::VarKeyword => "var_keyword",
+            ParamKind::Positional => "positional",
+            ParamKind::Rest => "rest",
+            ParamKind::Path => "path",
+            ParamKind::Query => "query",
+            ParamKind::Header => "header",
+            ParamKind::Cookie => "cookie",
+            ParamKind::Body => "body",
         }
     }
 
@@ -268,7 +314,7 @@ impl ParamKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Param {
     pub name: String,
     pub kind: ParamKind,
@@ -276,12 +322,19 @@ pub struct Param {
     pub annotation: Option<String>,
     /// Default as source text, verbatim.
     pub default: Option<String>,
+    /// Optional without a default: TypeScript `x?`, an OpenAPI parameter not marked required.
+    pub optional: bool,
+    pub description: Option<String>,
 }
 
 impl Param {
     pub fn required(&self) -> bool {
-        self.default.is_none()
-            && !matches!(self.kind, ParamKind::VarPositional | ParamKind::VarKeyword)
+        !self.optional
+            && self.default.is_none()
+            && !matches!(
+                self.kind,
+                ParamKind::VarPositional | ParamKind::VarKeyword | ParamKind::Rest
+            )
     }
 }
 
@@ -333,6 +386,7 @@ mod tests {
             kind,
             annotation: None,
             default: default.map(str::to_string),
+            ..Default::default()
         };
         let params = vec![
             p("a", ParamKind::PositionalOnly, None),

@@ -652,6 +652,7 @@ pub fn parse_params(node: Node, src: &[u8]) -> Vec<Param> {
             kind,
             annotation: annotation.map(|a| collapse_ws(text(a, src))),
             default: default.map(|d| text(d, src).to_string()),
+            ..Default::default()
         };
         match child.kind() {
             "identifier" => out.push(param(child, kind, None, None)),
@@ -1165,6 +1166,7 @@ fn namedtuple_class(name: &str, value: Node, src: &[u8]) -> Option<Def> {
             kind: ParamKind::PositionalOrKeyword,
             annotation: ty,
             default: None,
+            ..Default::default()
         })
         .collect();
     // `defaults=(1, 2)` applies to the last fields.
@@ -1197,6 +1199,7 @@ fn namedtuple_class(name: &str, value: Node, src: &[u8]) -> Option<Def> {
         kind: ParamKind::PositionalOrKeyword,
         annotation: None,
         default: None,
+        ..Default::default()
     }];
     init_params.extend(params);
     let line = line_of(value);

@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use refgraph::answer::Engine;
+use refgraph::extract::Language;
 use refgraph::ingest::{IngestError, Limits, read_release};
 use refgraph::store::Store;
 
@@ -102,7 +103,7 @@ fn a_truncated_archive_is_refused_and_the_store_is_untouched() {
     let bytes = wheel_bytes();
     std::fs::write(&good, &bytes).unwrap();
     // The whole wheel reads like the source tree.
-    let (files, _) = read_release(&good, &Limits::default()).unwrap();
+    let (files, _) = read_release(&good, Language::Python, &Limits::default()).unwrap();
     assert!(files.iter().any(|f| f.path == "acme_storage/_client.py"));
 
     let store = Store::in_memory();
@@ -116,14 +117,14 @@ fn a_truncated_archive_is_refused_and_the_store_is_untouched() {
     let before = snapshot(&engine);
     let cut = dir.path().join("acme_storage-1.0.1-py3-none-any.whl");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
-    match read_release(&cut, &Limits::default()) {
+    match read_release(&cut, Language::Python, &Limits::default()) {
         Err(IngestError::BadArchive { reason, .. }) => assert!(!reason.is_empty()),
         other => panic!("expected BadArchive, got {:?}", other.map(|f| f.0.len())),
     }
     let tgz = dir.path().join("acme-storage-1.0.1.tar.gz");
     std::fs::write(&tgz, b"\x1f\x8b\x08\x00garbage").unwrap();
     assert!(matches!(
-        read_release(&tgz, &Limits::default()),
+        read_release(&tgz, Language::Python, &Limits::default()),
         Err(IngestError::BadArchive { .. })
     ));
     assert_eq!(snapshot(&engine), before);
@@ -138,7 +139,7 @@ fn archive_limits_stop_oversized_entries() {
         max_file_bytes: 64,
         ..Limits::default()
     };
-    let (files, diags) = read_release(&path, &tight).unwrap();
+    let (files, diags) = read_release(&path, Language::Python, &tight).unwrap();
     assert!(files.iter().all(|f| f.text.len() <= 64));
     assert!(diags.iter().any(|d| d.message.contains("larger than")));
     let few = Limits {
@@ -146,7 +147,7 @@ fn archive_limits_stop_oversized_entries() {
         ..Limits::default()
     };
     assert!(matches!(
-        read_release(&path, &few),
+        read_release(&path, Language::Python, &few),
         Err(IngestError::Limit(..))
     ));
 }
@@ -156,7 +157,7 @@ fn a_folder_without_python_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("README.md"), "hi").unwrap();
     let store = Store::in_memory();
-    let (files, diags) = read_release(dir.path(), &Limits::default()).unwrap();
+    let (files, diags) = read_release(dir.path(), Language::Python, &Limits::default()).unwrap();
     let err = refgraph::ingest::ingest_files(
         &store,
         &refgraph::model::PackageId::new("pypi", "x"),
@@ -167,7 +168,7 @@ fn a_folder_without_python_is_a_clear_error() {
         None,
     )
     .unwrap_err();
-    assert!(err.to_string().contains("no Python modules"), "{err}");
+    assert!(err.to_string().contains("no Python API found"), "{err}");
 }
 
 #[test]

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use refgraph::answer::{AnswerError, Engine};
+use refgraph::extract::Language;
 use refgraph::ingest::{Limits, ingest_files, read_release};
 use refgraph::model::PackageId;
 use refgraph::store::Store;
@@ -186,7 +187,8 @@ fn signatures_agree_with_inspect_on_real_pypi_releases() {
         let fetched =
             refgraph::fetch::fetch_pypi(&id, rel.version, &cache.join("pypi"), &|_, _| {})
                 .unwrap_or_else(|e| panic!("fetching {} {} from PyPI: {e}", rel.name, rel.version));
-        let (files, diags) = read_release(&fetched.path, &Limits::default()).unwrap();
+        let (files, diags) =
+            read_release(&fetched.path, Language::Python, &Limits::default()).unwrap();
         ingest_files(
             &store,
             &id,

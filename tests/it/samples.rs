@@ -1,6 +1,7 @@
 //! The hand-written samples: exact answers, version history, candidates, determinism.
 
 use refgraph::answer::AnswerError;
+use refgraph::extract::Language;
 use refgraph::extract::python::extract;
 use refgraph::ingest::{Limits, read_release};
 
@@ -283,7 +284,12 @@ fn unindexed_versions_and_packages_are_errors_that_list_what_is_indexed() {
 
 #[test]
 fn extraction_is_deterministic() {
-    let (files, _) = read_release(&sample("acme-storage-2.0.0"), &Limits::default()).unwrap();
+    let (files, _) = read_release(
+        &sample("acme-storage-2.0.0"),
+        Language::Python,
+        &Limits::default(),
+    )
+    .unwrap();
     let a = extract(&files);
     let b = extract(&files);
     assert_eq!(a.symbols, b.symbols);

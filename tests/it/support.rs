@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use refgraph::answer::Engine;
+use refgraph::extract::Language;
 use refgraph::ingest::{IngestReport, Limits, ingest_files, read_release};
 use refgraph::model::PackageId;
 use refgraph::store::Store;
@@ -16,7 +17,8 @@ pub fn sample(dir: &str) -> PathBuf {
 }
 
 pub fn ingest(store: &Store, path: &std::path::Path, package: &str, version: &str) -> IngestReport {
-    let (files, diags) = read_release(path, &Limits::default()).expect("readable sample");
+    let (files, diags) =
+        read_release(path, Language::Python, &Limits::default()).expect("readable sample");
     ingest_files(
         store,
         &PackageId::new("pypi", package),

@@ -251,6 +251,7 @@ impl<'a> Resolver<'a> {
                 parent: m.name.rsplit_once('.').map(|(p, _)| p.to_string()),
                 file: m.file.clone(),
                 line: 1,
+                signature_text: None,
             });
             let mut names: BTreeSet<String> = m.all.iter().flatten().cloned().collect();
             let declared = names.clone();
@@ -571,6 +572,7 @@ impl<'a> Resolver<'a> {
                     },
                     annotation: Some(f.annotation.clone()),
                     default: default.flatten(),
+                    ..Default::default()
                 };
                 if let Some(old) = fields.iter_mut().find(|x| x.name == f.name) {
                     *old = param;
@@ -681,6 +683,7 @@ fn function_symbol(
         parent,
         file: file.to_string(),
         line: def.line,
+        signature_text: None,
     }
 }
 
