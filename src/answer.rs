@@ -174,6 +174,88 @@ pub struct ApiDetail {
     /// `@overload` signatures.
     pub overloads: Vec<String>,
     pub source: SourceOut,
+    /// OpenAPI operations: method, path, tags, security.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http: Option<HttpOut>,
+    /// OpenAPI operations: the request body (also the `body` parameter).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_body: Option<RequestBodyOut>,
+    /// OpenAPI operations: the success responses (2XX; `default` when there is none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub responses: Option<Vec<ResponseOut>>,
+    /// OpenAPI schemas and schema properties: type, format, flags, constraints.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schema: Option<SchemaOut>,
+}
+
+/// What an OpenAPI operation is on the wire.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+pub struct HttpOut {
+    pub method: String,
+    pub path: String,
+    /// `GET /pets/{}`: the identity of the operation across releases.
+    pub endpoint_key: Option<String>,
+    pub operation_id: Option<String>,
+    pub tags: Vec<String>,
+    /// Alternative security requirements (`scheme[scopes] + scheme`); "" means none needed.
+    pub security: Vec<String>,
+    pub servers: Vec<String>,
+    pub sunset: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct BodyPropertyOut {
+    pub name: String,
+    pub required: bool,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct RequestBodyOut {
+    pub required: bool,
+    pub media_types: Vec<String>,
+    /// The body schema: a component name or a short type.
+    pub schema: Option<String>,
+    /// Top-level properties of the body schema (allOf merged); null when it is not a plain
+    /// object (array, oneOf/anyOf, free form).
+    pub properties: Option<Vec<BodyPropertyOut>>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ResponseOut {
+    /// `200`, `2XX` or `default`.
+    pub status: String,
+    pub description: Option<String>,
+    pub media_types: Vec<String>,
+    pub schema: Option<String>,
+    pub headers: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+pub struct SchemaOut {
+    #[serde(rename = "type")]
+    pub type_: Option<String>,
+    pub format: Option<String>,
+    /// For a property: listed in its schema's `required`.
+    pub required: bool,
+    pub nullable: bool,
+    pub read_only: bool,
+    pub write_only: bool,
+    /// Allowed values as JSON text.
+    pub enum_values: Vec<String>,
+    /// `maxLength=64`, `minimum=0`...
+    pub constraints: Vec<String>,
+    pub recursive: bool,
+}
+
+/// The OpenAPI parts of a detail.
+#[derive(Default)]
+struct HttpParts {
+    http: Option<HttpOut>,
+    request_body: Option<RequestBodyOut>,
+    responses: Option<Vec<ResponseOut>>,
+    schema: Option<SchemaOut>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -265,6 +347,16 @@ pub struct Engine {
     /// The indexed releases, valid for one store generation. Only this process writes to its
     /// store (RocksDB admits one writer), so the generation sees every change.
     releases: Mutex<Option<(u64, Arc<Vec<ReleaseInfo>>)>>,
+}
+
+/// An OpenAPI path prefix (`/pets` or `GET /pets`) against an operation's `METHOD /path` aliases.
+fn path_prefix_matches<'a>(prefix: &str, mut names: impl Iterator<Item = &'a String>) -> bool {
+    names.any(|a| {
+        a.starts_with(prefix)
+            || prefix.starts_with('/')
+                && a.split_once(' ')
+                    .is_some_and(|(_, path)| path.starts_with(prefix))
+    })
 }
 
 fn lit(s: &str) -> Term {
@@ -510,7 +602,152 @@ impl Engine {
         release: &str,
         name: &str,
     ) -> Result<Vec<(String, String, String)>, AnswerError> {
-        self.lookup_depth(release, name, 0)
+        let hits = self.lookup_depth(release, name, 0)?;
+        if hits.is_empty()
+            && let Some(key) = crate::extract::openapi::endpoint_key(name)
+        {
+            return self.lookup_endpoint(release, &key);
+        }
+        Ok(hits)
+    }
+
+    /// Operations whose endpoint key (`GET /pets/{}`) is `key`, as aliases.
+    fn lookup_endpoint(
+        &self,
+        release: &str,
+        key: &str,
+    ) -> Result<Vec<(String, String, String)>, AnswerError> {
+        let rows = self.store.select(
+            &queries::symbol_by_endpoint,
+            &[("release", iri(release)), ("key", lit(key))],
+        )?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| Some((get_str(r, "symbol")?, get_str(r, "qname")?, "alias".into())))
+            .collect())
+    }
+
+    /// `name` is absent from `release`: the same operation under another operationId, found
+    /// through the endpoint key it has in another release (an operation is the same across
+    /// releases when method and path match, path-parameter names aside).
+    fn lookup_same_operation(
+        &self,
+        release: &str,
+        name: &str,
+        rels: &[ReleaseInfo],
+    ) -> Result<Vec<(String, String, String)>, AnswerError> {
+        for other in rels.iter().filter(|r| r.release != release) {
+            for (symbol, _, _) in self.lookup(&other.release, name)? {
+                let facts = self.facts_of(&other.release, &symbol)?;
+                for key in facts
+                    .get(crate::vocab::rg::ENDPOINT_KEY.as_str())
+                    .into_iter()
+                    .flatten()
+                {
+                    let found = self.lookup_endpoint(release, key)?;
+                    if !found.is_empty() {
+                        return Ok(found);
+                    }
+                }
+            }
+        }
+        Ok(vec![])
+    }
+
+    /// Request body, responses, HTTP and schema facts of a symbol, when it has them.
+    fn http_parts(
+        &self,
+        release: &str,
+        facts: &BTreeMap<String, Vec<String>>,
+    ) -> Result<HttpParts, AnswerError> {
+        use crate::vocab::rg;
+        let all = |f: &BTreeMap<String, Vec<String>>, p: NamedNodeRef<'_>| {
+            f.get(p.as_str()).cloned().unwrap_or_default()
+        };
+        let one = |f: &BTreeMap<String, Vec<String>>, p: NamedNodeRef<'_>| {
+            f.get(p.as_str()).and_then(|v| v.first().cloned())
+        };
+        let flag = |f: &BTreeMap<String, Vec<String>>, p: NamedNodeRef<'_>| {
+            one(f, p).as_deref() == Some("true")
+        };
+        let mut parts = HttpParts::default();
+        if let Some(method) = one(facts, rg::HTTP_METHOD) {
+            parts.http = Some(HttpOut {
+                method,
+                path: one(facts, rg::HTTP_PATH).unwrap_or_default(),
+                endpoint_key: one(facts, rg::ENDPOINT_KEY),
+                operation_id: one(facts, rg::OPERATION_ID),
+                tags: all(facts, rg::TAG),
+                security: all(facts, rg::SECURITY),
+                servers: all(facts, rg::SERVER),
+                sunset: one(facts, rg::SUNSET),
+            });
+            let mut responses = Vec::new();
+            for node in all(facts, rg::RESPONSE_PROP) {
+                let f = self.facts_of(release, &node)?;
+                responses.push(ResponseOut {
+                    status: one(&f, rg::STATUS_CODE).unwrap_or_default(),
+                    description: one(&f, rg::DESCRIPTION),
+                    media_types: all(&f, rg::MEDIA_TYPE),
+                    schema: one(&f, rg::SCHEMA_TYPE),
+                    headers: all(&f, rg::HEADER),
+                });
+            }
+            responses.sort_by(|a, b| a.status.cmp(&b.status));
+            let success: Vec<ResponseOut> = responses
+                .iter()
+                .filter(|r| r.status.starts_with('2'))
+                .cloned()
+                .collect();
+            parts.responses = Some(if success.is_empty() {
+                responses
+                    .into_iter()
+                    .filter(|r| r.status == "default")
+                    .collect()
+            } else {
+                success
+            });
+        }
+        if let Some(node) = one(facts, rg::REQUEST_BODY_PROP) {
+            let f = self.facts_of(release, &node)?;
+            let mut props = Vec::new();
+            for p in all(&f, rg::BODY_PROPERTY_PROP) {
+                let pf = self.facts_of(release, &p)?;
+                let pos: i64 = one(&pf, rg::POSITION)
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+                props.push((
+                    pos,
+                    BodyPropertyOut {
+                        name: one(&pf, rg::NAME).unwrap_or_default(),
+                        required: flag(&pf, rg::REQUIRED),
+                        type_: one(&pf, rg::ANNOTATION),
+                    },
+                ));
+            }
+            props.sort_by_key(|(p, _)| *p);
+            parts.request_body = Some(RequestBodyOut {
+                required: flag(&f, rg::REQUIRED),
+                media_types: all(&f, rg::MEDIA_TYPE),
+                schema: one(&f, rg::SCHEMA_TYPE),
+                properties: (!props.is_empty())
+                    .then(|| props.into_iter().map(|(_, p)| p).collect()),
+            });
+        }
+        if facts.contains_key(rg::PROPERTY_REQUIRED.as_str()) {
+            parts.schema = Some(SchemaOut {
+                type_: one(facts, rg::SCHEMA_TYPE),
+                format: one(facts, rg::FORMAT),
+                required: flag(facts, rg::PROPERTY_REQUIRED),
+                nullable: flag(facts, rg::NULLABLE),
+                read_only: flag(facts, rg::READ_ONLY),
+                write_only: flag(facts, rg::WRITE_ONLY),
+                enum_values: all(facts, rg::ENUM_VALUE),
+                constraints: all(facts, rg::CONSTRAINT),
+                recursive: flag(facts, rg::RECURSIVE),
+            });
+        }
+        Ok(parts)
     }
 
     fn lookup_depth(
@@ -801,6 +1038,7 @@ impl Engine {
             .filter_map(|props| Some((position(props), get(props, rg::SIGNATURE)?)))
             .collect();
         overloads.sort();
+        let http = self.http_parts(&rel.release, &facts)?;
         let deprecation = of_link(rg::DEPRECATION_PROP)
             .next()
             .map(|props| DeprecationOut {
@@ -831,6 +1069,10 @@ impl Engine {
                 file: one(rg::SOURCE_FILE),
                 line: one(rg::LINE).and_then(|l| l.parse().ok()),
             },
+            http: http.http,
+            request_body: http.request_body,
+            responses: http.responses,
+            schema: http.schema,
         })
     }
 
@@ -865,7 +1107,10 @@ impl Engine {
         let mut replacement = None;
         let mut last_sig: Option<Option<String>> = None;
         for r in &rels {
-            let hit = self.lookup(&r.release, name)?;
+            let mut hit = self.lookup(&r.release, name)?;
+            if hit.is_empty() {
+                hit = self.lookup_same_operation(&r.release, name, &rels)?;
+            }
             let entry = match hit.first() {
                 Some((symbol, qname, _)) => {
                     let d = self.detail_of(r, symbol)?;
@@ -926,12 +1171,26 @@ impl Engine {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<ApiList, AnswerError> {
+        self.list_filtered(chosen, kind, prefix, None, limit, cursor)
+    }
+
+    /// The symbols of a release, filtered and paged; `tag` keeps the OpenAPI operations with
+    /// that tag, and a `prefix` starting with `/` matches operation paths.
+    pub fn list_filtered(
+        &self,
+        chosen: &Chosen,
+        kind: Option<&str>,
+        prefix: Option<&str>,
+        tag: Option<&str>,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<ApiList, AnswerError> {
         let rel = &chosen.release;
         if let Some(k) = kind
             && crate::model::SymbolKind::parse(k).is_none()
         {
             return Err(AnswerError::BadArgument(format!(
-                "unknown kind '{k}'; use one of module, class, function, method, classmethod, staticmethod, property, attribute"
+                "unknown kind '{k}'; use one of module, class, function, method, classmethod, staticmethod, property, attribute, interface, operation, schema"
             )));
         }
         let offset: usize = match cursor {
@@ -952,6 +1211,19 @@ impl Engine {
             .store
             .select(&queries::list_symbols, &[("release", iri(&rel.release))])?;
         let package = PackageId::parse(&rel.package).map(|p| p.0).ok();
+        let tagged: Option<std::collections::HashSet<String>> = match tag {
+            Some(t) => Some(
+                self.store
+                    .select(
+                        &queries::operations_by_tag,
+                        &[("release", iri(&rel.release)), ("tag", lit(t))],
+                    )?
+                    .iter()
+                    .filter_map(|r| get_str(r, "qname"))
+                    .collect(),
+            ),
+            None => None,
+        };
         let items: Vec<ListItem> = rows
             .iter()
             .filter_map(|r| {
@@ -960,7 +1232,15 @@ impl Engine {
                 if kind.is_some_and(|want| want != k) {
                     return None;
                 }
-                if prefix.is_some_and(|p| !qname.starts_with(p)) {
+                if let Some(p) = prefix {
+                    let http_prefix = p.starts_with('/') || p.contains(" /");
+                    let names = std::iter::once(&qname)
+                        .chain(aliases.get(qname.as_str()).into_iter().flatten());
+                    if !(qname.starts_with(p) || http_prefix && path_prefix_matches(p, names)) {
+                        return None;
+                    }
+                }
+                if tagged.as_ref().is_some_and(|t| !t.contains(&qname)) {
                     return None;
                 }
                 Some(ListItem {

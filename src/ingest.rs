@@ -47,6 +47,8 @@ pub enum IngestError {
     NoSymbols(PathBuf, Language),
     #[error("{0}")]
     Unsupported(String),
+    #[error("{0} cannot be read: {1}")]
+    Invalid(PathBuf, String),
     #[error("'{0}' is not a valid version")]
     BadVersion(String),
     #[error(transparent)]
@@ -103,6 +105,7 @@ pub fn read_release(
     };
     let files = match language {
         Language::Python => select_package_files(files),
+        Language::OpenApi => files,
     };
     Ok((files, diags))
 }
@@ -405,6 +408,14 @@ pub fn ingest_files(
     let mut facts: ReleaseFacts = language.extract(files);
     let extracted = start.elapsed();
     if facts.symbols.is_empty() {
+        // A spec that says what is wrong with it (Swagger 2.0, invalid YAML) says so here.
+        if language == Language::OpenApi && !facts.diagnostics.is_empty() {
+            let reasons: Vec<String> = facts.diagnostics.iter().map(|d| d.to_string()).collect();
+            return Err(IngestError::Invalid(
+                PathBuf::from(source),
+                reasons.join("; "),
+            ));
+        }
         return Err(IngestError::NoSymbols(PathBuf::from(source), language));
     }
     diagnostics.append(&mut facts.diagnostics);

@@ -2,7 +2,7 @@
 
 use oxigraph::model::{GraphName, Literal, NamedNode, NamedNodeRef, Quad, Term};
 
-use crate::model::{PackageId, Param, ReleaseFacts, Symbol, SymbolKind};
+use crate::model::{PackageId, Param, ParamKind, ReleaseFacts, Symbol, SymbolKind};
 use crate::vocab::{rdf, rg};
 
 /// Where a release came from, recorded on the release node.
@@ -131,6 +131,7 @@ pub fn release_quads(
     for s in &facts.symbols {
         lower_symbol(&mut w, package, &release, s);
     }
+    lower_openapi(&mut w, package, &release, facts);
     w.quads
 }
 
@@ -219,7 +220,7 @@ fn lower_symbol(w: &mut Writer, package: &PackageId, release: &NamedNode, s: &Sy
 
 fn lower_params(w: &mut Writer, owner: &NamedNode, prefix: &str, params: &[Param]) {
     for (i, p) in params.iter().enumerate() {
-        let pn = node(format!("{prefix}{}", escape_fragment(&p.name)));
+        let pn = node(param_iri(prefix, p));
         w.add(owner, rg::PARAMETER_PROP, pn.clone());
         w.add(&pn, rdf::TYPE, rg::PARAMETER);
         w.str(&pn, rg::NAME, &p.name);
@@ -231,6 +232,145 @@ fn lower_params(w: &mut Writer, owner: &NamedNode, prefix: &str, params: &[Param
         }
         if let Some(d) = &p.default {
             w.str(&pn, rg::DEFAULT, d);
+        }
+    }
+}
+
+/// A parameter's node. OpenAPI parameters are told apart by location too (`id` may be both a
+/// path and a query parameter): `.../param/query.id`.
+fn param_iri(prefix: &str, p: &Param) -> String {
+    match p.kind {
+        ParamKind::Path | ParamKind::Query | ParamKind::Header | ParamKind::Cookie => {
+            format!("{prefix}{}.{}", p.kind.as_str(), escape_fragment(&p.name))
+        }
+        _ => format!("{prefix}{}", escape_fragment(&p.name)),
+    }
+}
+
+/// The service, HTTP and schema facts of an OpenAPI release.
+fn lower_openapi(w: &mut Writer, package: &PackageId, release: &NamedNode, facts: &ReleaseFacts) {
+    if let Some(svc) = &facts.service {
+        w.str(release, rg::SERVICE_TITLE, &svc.title);
+        w.str(release, rg::API_VERSION, &svc.api_version);
+        w.str(release, rg::OPENAPI_VERSION, &svc.openapi);
+        for s in &svc.servers {
+            w.str(release, rg::SERVER, s);
+        }
+    }
+    for (qname, op) in &facts.operations {
+        let iri = node(symbol_iri(package, qname));
+        let local = format!("{}#{}", release.as_str(), escape_fragment(qname));
+        w.str(&iri, rg::HTTP_METHOD, &op.method);
+        w.str(&iri, rg::HTTP_PATH, &op.path);
+        if let Some(key) =
+            crate::extract::openapi::endpoint_key(&format!("{} {}", op.method, op.path))
+        {
+            w.str(&iri, rg::ENDPOINT_KEY, &key);
+        }
+        if let Some(id) = &op.operation_id {
+            w.str(&iri, rg::OPERATION_ID, id);
+        }
+        for t in &op.tags {
+            w.str(&iri, rg::TAG, t);
+        }
+        for s in &op.security {
+            w.str(&iri, rg::SECURITY, s);
+        }
+        for s in &op.servers {
+            w.str(&iri, rg::SERVER, s);
+        }
+        if let Some(s) = &op.sunset {
+            w.str(&iri, rg::SUNSET, s);
+        }
+        let prefix = format!("{local}/param/");
+        for d in &op.param_details {
+            let pn = node(param_iri(
+                &prefix,
+                &Param {
+                    name: d.name.clone(),
+                    kind: d.kind,
+                    ..Default::default()
+                },
+            ));
+            if let Some(s) = &d.style {
+                w.str(&pn, rg::STYLE, s);
+            }
+            if let Some(e) = d.explode {
+                w.add(&pn, rg::EXPLODE, Literal::from(e));
+            }
+            if d.deprecated {
+                w.add(&pn, rg::PARAMETER_DEPRECATED, Literal::from(true));
+            }
+        }
+        if let Some(rb) = &op.request_body {
+            let bn = node(format!("{local}/requestBody"));
+            w.add(&iri, rg::REQUEST_BODY_PROP, bn.clone());
+            w.add(&bn, rdf::TYPE, rg::REQUEST_BODY);
+            w.add(&bn, rg::REQUIRED, Literal::from(rb.required));
+            for m in &rb.media_types {
+                w.str(&bn, rg::MEDIA_TYPE, m);
+            }
+            if let Some(s) = &rb.schema {
+                w.str(&bn, rg::SCHEMA_TYPE, s);
+            }
+            for (i, p) in rb.properties.iter().flatten().enumerate() {
+                let pn = node(format!(
+                    "{local}/requestBody/property/{}",
+                    escape_fragment(&p.name)
+                ));
+                w.add(&bn, rg::BODY_PROPERTY_PROP, pn.clone());
+                w.add(&pn, rdf::TYPE, rg::BODY_PROPERTY);
+                w.str(&pn, rg::NAME, &p.name);
+                w.add(&pn, rg::POSITION, Literal::from(i as i64));
+                w.add(&pn, rg::REQUIRED, Literal::from(p.required));
+                if let Some(t) = &p.type_ {
+                    w.str(&pn, rg::ANNOTATION, t);
+                }
+            }
+        }
+        for r in &op.responses {
+            let rn = node(format!("{local}/response/{}", escape_fragment(&r.status)));
+            w.add(&iri, rg::RESPONSE_PROP, rn.clone());
+            w.add(&rn, rdf::TYPE, rg::RESPONSE);
+            w.str(&rn, rg::STATUS_CODE, &r.status);
+            if let Some(d) = &r.description {
+                w.str(&rn, rg::DESCRIPTION, d);
+            }
+            for m in &r.media_types {
+                w.str(&rn, rg::MEDIA_TYPE, m);
+            }
+            if let Some(s) = &r.schema {
+                w.str(&rn, rg::SCHEMA_TYPE, s);
+            }
+            for h in &r.headers {
+                w.str(&rn, rg::HEADER, h);
+            }
+        }
+    }
+    for (qname, s) in &facts.schemas {
+        let iri = node(symbol_iri(package, qname));
+        if let Some(t) = &s.type_ {
+            w.str(&iri, rg::SCHEMA_TYPE, t);
+        }
+        if let Some(f) = &s.format {
+            w.str(&iri, rg::FORMAT, f);
+        }
+        w.add(&iri, rg::PROPERTY_REQUIRED, Literal::from(s.required));
+        for (flag, p) in [
+            (s.nullable, rg::NULLABLE),
+            (s.read_only, rg::READ_ONLY),
+            (s.write_only, rg::WRITE_ONLY),
+            (s.recursive, rg::RECURSIVE),
+        ] {
+            if flag {
+                w.add(&iri, p, Literal::from(true));
+            }
+        }
+        for v in &s.enum_values {
+            w.str(&iri, rg::ENUM_VALUE, v);
+        }
+        for c in &s.constraints {
+            w.str(&iri, rg::CONSTRAINT, c);
         }
     }
 }

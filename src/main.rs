@@ -229,7 +229,12 @@ fn run(cli: Cli) -> Result<u8> {
                     d.qualified_name, d.kind, chosen.release.release
                 );
                 if let Some(sig) = &d.signature {
-                    let short = d.qualified_name.rsplit('.').next().unwrap_or("");
+                    // Operations and schemas spell their own signature (`GET /pets/{id}(...)`).
+                    let short = if sig.starts_with('(') {
+                        d.qualified_name.rsplit('.').next().unwrap_or("")
+                    } else {
+                        ""
+                    };
                     println!("  {short}{sig}");
                 }
                 if let (Some(f), Some(l)) = (&d.source.file, d.source.line) {

@@ -46,10 +46,14 @@ pub struct ListApisArgs {
     pub package: String,
     /// Exact release version; omitted: the newest indexed release.
     pub version: Option<String>,
-    /// Only this kind: module, class, function, method, classmethod, staticmethod, property.
+    /// Only this kind: module, class, function, method, classmethod, staticmethod, property,
+    /// attribute, interface, operation, schema.
     pub kind: Option<String>,
-    /// Only names starting with this prefix, e.g. `click.Group.`.
+    /// Only names starting with this prefix, e.g. `click.Group.`; for an OpenAPI spec a path
+    /// prefix such as `/pets` or `GET /pets` matches operations by path.
     pub prefix: Option<String>,
+    /// OpenAPI: only the operations with this tag.
+    pub tag: Option<String>,
     /// Page size (default 100, at most 1000).
     pub limit: Option<usize>,
     /// `next_cursor` of the previous page.
@@ -149,10 +153,13 @@ fn any_object_schema() -> Arc<JsonObject> {
 fn detail_text(d: &ApiDetail, release: &str) -> String {
     let mut t = format!("{} ({}) in {release}", d.qualified_name, d.kind);
     if let Some(sig) = &d.signature {
-        t.push_str(&format!(
-            "\nsignature: {}{sig}",
+        // Operations and schemas spell their own signature (`GET /pets/{id}(...)`).
+        let short = if sig.starts_with('(') {
             d.qualified_name.rsplit('.').next().unwrap_or("")
-        ));
+        } else {
+            ""
+        };
+        t.push_str(&format!("\nsignature: {short}{sig}"));
     }
     if let (Some(f), Some(l)) = (&d.source.file, d.source.line) {
         t.push_str(&format!("\nsource: {f}:{l}"));
@@ -233,7 +240,7 @@ impl RefgraphServer {
 
     /// The exact signature of one API symbol in one indexed release.
     #[tool(
-        description = "Exact signature and facts of one API symbol (function, class, method, property, module) in one indexed release: parameters in order with kind, required flag, type and default source text; return annotation; docstring; deprecation; aliases; defining module; source file:line. Unknown names return ranked candidates, never a guess.",
+        description = "Exact signature and facts of one API symbol (function, class, method, property, module) in one indexed release: parameters in order with kind, required flag, type and default source text; return annotation; docstring; deprecation; aliases; defining module; source file:line. For an OpenAPI operation (name = operationId or \"METHOD /path\"): path/query/header/cookie parameters plus one `body` parameter, `request_body` with its top-level properties, success `responses`, and `http` (method, path, tags, security). Unknown names return ranked candidates, never a guess.",
         output_schema = schema_for_output::<ApiDetail>(),
         annotations(read_only_hint = true)
     )]
@@ -295,7 +302,7 @@ impl RefgraphServer {
 
     /// The public symbols of a release.
     #[tool(
-        description = "List the public API symbols of one indexed release, filtered by kind and name prefix, paged with cursor.",
+        description = "List the public API symbols of one indexed release, filtered by kind and name prefix (for an OpenAPI spec also by `tag`, and a prefix starting with `/` matches operation paths), paged with cursor.",
         output_schema = schema_for_output::<ApiList>(),
         annotations(read_only_hint = true)
     )]
@@ -310,10 +317,11 @@ impl RefgraphServer {
                         .choose(Some(&a.package), a.version.as_deref(), None)
                         .map_err(|err| (None, err))?;
                     let l = e
-                        .list(
+                        .list_filtered(
                             &chosen,
                             a.kind.as_deref(),
                             a.prefix.as_deref(),
+                            a.tag.as_deref(),
                             a.limit.unwrap_or(100),
                             a.cursor.as_deref(),
                         )

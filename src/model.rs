@@ -92,6 +92,102 @@ pub struct ReleaseFacts {
     pub diagnostics: Vec<Diagnostic>,
     /// Source files read (for progress and statistics).
     pub files: usize,
+    /// The HTTP service an OpenAPI document describes.
+    pub service: Option<Service>,
+    /// HTTP facts of the `operation` symbols, by qualified name.
+    pub operations: std::collections::BTreeMap<String, HttpOperation>,
+    /// Schema facts of the `schema` symbols and their property children, by qualified name.
+    pub schemas: std::collections::BTreeMap<String, SchemaFacts>,
+}
+
+/// What an OpenAPI document says about the service as a whole.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Service {
+    pub title: String,
+    /// `info.version`: the API's own version, which may differ from the release's.
+    pub api_version: String,
+    /// The `openapi` field as written (`3.0.1`, `3.1.0`).
+    pub openapi: String,
+    pub servers: Vec<String>,
+}
+
+/// One HTTP operation: what a client sends and what comes back.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct HttpOperation {
+    /// Upper case: `GET`.
+    pub method: String,
+    /// As written in the document: `/pets/{petId}`.
+    pub path: String,
+    pub operation_id: Option<String>,
+    pub summary: Option<String>,
+    pub tags: Vec<String>,
+    /// Security requirements: one entry per alternative, `scheme[scope,...]` joined by ` + `;
+    /// an empty string is the explicit "no authentication" alternative.
+    pub security: Vec<String>,
+    pub servers: Vec<String>,
+    /// Extra facts of the parameters (`Symbol.params` holds name, kind, required, type).
+    pub param_details: Vec<HttpParamDetail>,
+    pub request_body: Option<RequestBody>,
+    pub responses: Vec<HttpResponse>,
+    /// `x-sunset`: the date after which the operation goes away.
+    pub sunset: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct HttpParamDetail {
+    pub name: String,
+    pub kind: ParamKind,
+    pub style: Option<String>,
+    pub explode: Option<bool>,
+    pub deprecated: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RequestBody {
+    pub required: bool,
+    pub media_types: Vec<String>,
+    /// Component name of the body schema when it is a `$ref` to one.
+    pub schema: Option<String>,
+    /// Top-level properties of the body schema (allOf parts merged); `None` when the schema is
+    /// not a plain object (an array, oneOf/anyOf, free form).
+    pub properties: Option<Vec<BodyProperty>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct BodyProperty {
+    pub name: String,
+    pub required: bool,
+    pub type_: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct HttpResponse {
+    /// `200`, `2XX`, `default`.
+    pub status: String,
+    pub description: Option<String>,
+    pub media_types: Vec<String>,
+    /// Component name of the response schema, or its rendered type (`array<Pet>`).
+    pub schema: Option<String>,
+    pub headers: Vec<String>,
+}
+
+/// Facts of a component schema or of one of its properties.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SchemaFacts {
+    /// Rendered type: `string`, `integer`, `array<Pet>`, `Pet`, `oneOf<A|B>`.
+    pub type_: Option<String>,
+    pub format: Option<String>,
+    /// For a property: listed in its schema's `required`.
+    pub required: bool,
+    pub nullable: bool,
+    pub read_only: bool,
+    pub write_only: bool,
+    /// `enum` values as JSON text.
+    pub enum_values: Vec<String>,
+    /// `minLength=1`, `maximum=100`, `pattern=^[a-z]+$`...
+    pub constraints: Vec<String>,
+    /// The schema refers to itself, directly or through other schemas.
+    pub recursive: bool,
 }
 
 #[derive(

@@ -121,6 +121,8 @@ mod registered {
         name_table,
         list_symbols,
         diagnostics,
+        symbol_by_endpoint,
+        operations_by_tag,
     }
 }
 
