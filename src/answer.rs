@@ -661,8 +661,11 @@ impl Engine {
         facts: &BTreeMap<String, Vec<String>>,
     ) -> Result<HttpParts, AnswerError> {
         use crate::vocab::rg;
+        // RDF keeps no order among the values of one property: sorted, so answers are stable.
         let all = |f: &BTreeMap<String, Vec<String>>, p: NamedNodeRef<'_>| {
-            f.get(p.as_str()).cloned().unwrap_or_default()
+            let mut v = f.get(p.as_str()).cloned().unwrap_or_default();
+            v.sort();
+            v
         };
         let one = |f: &BTreeMap<String, Vec<String>>, p: NamedNodeRef<'_>| {
             f.get(p.as_str()).and_then(|v| v.first().cloned())

@@ -146,6 +146,14 @@ pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
         facts: &mut facts,
     }
     .run(&version);
+    for (pointer, reason) in refs::broken_refs(&docs, &root) {
+        facts.diagnostics.push(diag(&root, &pointer, reason));
+    }
+    // A broken $ref is found both where an operation uses it and by the walk over every $ref.
+    let mut seen = BTreeSet::new();
+    facts
+        .diagnostics
+        .retain(|d| seen.insert((d.file.clone(), d.message.clone())));
     facts
 }
 

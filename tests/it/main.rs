@@ -4,5 +4,6 @@ mod support;
 
 mod bad_input;
 mod mcp;
+mod openapi;
 mod oracle;
 mod samples;

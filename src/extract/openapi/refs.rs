@@ -150,6 +150,50 @@ impl Docs {
     }
 }
 
+/// Every `$ref` in a document that does not lead to a value (dangling, cyclic, outside the
+/// release): `(pointer of the $ref, reason)`. Every one is reported, even those no operation
+/// uses, so a broken spec says where it is broken.
+pub fn broken_refs(docs: &Docs, file: &str) -> Vec<(String, String)> {
+    fn walk(
+        docs: &Docs,
+        file: &str,
+        v: &Value,
+        pointer: &mut String,
+        out: &mut Vec<(String, String)>,
+    ) {
+        match v {
+            Value::Object(m) => {
+                if m.get("$ref").is_some_and(Value::is_string)
+                    && let Err(e) = docs.follow(file, v)
+                {
+                    out.push((pointer.clone(), e));
+                }
+                for (k, child) in m {
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&escape_token(k));
+                    walk(docs, file, child, pointer, out);
+                    pointer.truncate(len);
+                }
+            }
+            Value::Array(a) => {
+                for (i, child) in a.iter().enumerate() {
+                    let len = pointer.len();
+                    pointer.push_str(&format!("/{i}"));
+                    walk(docs, file, child, pointer, out);
+                    pointer.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(doc) = docs.files.get(file) {
+        walk(docs, file, doc, &mut "#".to_string(), &mut out);
+    }
+    out
+}
+
 /// Every `$ref` string inside a value.
 fn refs_in(value: &Value, out: &mut Vec<String>) {
     match value {

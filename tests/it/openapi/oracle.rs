@@ -1,0 +1,347 @@
+//! Oracle agreement on real OpenAPI specs shipped in npm packages: every operation refgraph
+//! answers is compared with a plain JSON/YAML walk of the same file in Python
+//! (tests/oracle/openapi_walk.py): method, path, operationId, parameter names, locations and
+//! required flags, and the request body's required flag and top-level properties.
+//! Needs the npm registry (cached under $REFGRAPH_TEST_CACHE) and python3 with PyYAML.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use refgraph::answer::Engine;
+use refgraph::store::Store;
+use serde_json::Value;
+use sha2::{Digest, Sha512};
+
+use super::ingest_spec;
+use crate::support::{cache_dir, repo};
+
+struct Spec {
+    npm: &'static str,
+    version: &'static str,
+    /// The spec's path inside the tarball.
+    file: &'static str,
+    package: &'static str,
+}
+
+const SPECS: &[Spec] = &[
+    Spec {
+        npm: "@directus/specs",
+        version: "9.22.4",
+        file: "package/dist/openapi.json",
+        package: "directus-api",
+    },
+    Spec {
+        npm: "@directus/specs",
+        version: "15.2.0",
+        file: "package/dist/openapi.json",
+        package: "directus-api",
+    },
+    Spec {
+        npm: "@blockfrost/openapi",
+        version: "0.1.54",
+        file: "package/openapi.yaml",
+        package: "blockfrost-api",
+    },
+    Spec {
+        npm: "@blockfrost/openapi",
+        version: "0.1.93",
+        file: "package/openapi.yaml",
+        package: "blockfrost-api",
+    },
+];
+
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().fold(0u32, |n, b| (n << 8) | *b as u32) << (8 * (3 - chunk.len()));
+        for i in 0..=chunk.len() {
+            out.push(ABC[(n >> (18 - 6 * i)) as usize & 63] as char);
+        }
+        out.push_str(&"=".repeat(3 - chunk.len()));
+    }
+    out
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .tls_config(
+            ureq::tls::TlsConfig::builder()
+                .root_certs(ureq::tls::RootCerts::PlatformVerifier)
+                .build(),
+        )
+        .timeout_global(Some(std::time::Duration::from_secs(300)))
+        .build()
+        .into()
+}
+
+/// The spec file of an npm release: fetched once (the tarball checked against the registry's
+/// sha512 integrity), then read from the cache.
+pub fn npm_spec(npm: &str, version: &str, file: &str) -> PathBuf {
+    let dir = cache_dir()
+        .join("npm")
+        .join(format!("{}-{version}", npm.replace('/', "__")));
+    let out = dir.join(file.rsplit('/').next().unwrap());
+    if out.exists() {
+        return out;
+    }
+    let meta_url = format!(
+        "https://registry.npmjs.org/{}/{version}",
+        npm.replace('/', "%2f")
+    );
+    let meta: Value = agent()
+        .get(&meta_url)
+        .call()
+        .unwrap_or_else(|e| panic!("{meta_url}: {e}"))
+        .body_mut()
+        .read_json()
+        .unwrap();
+    let tarball = meta["dist"]["tarball"].as_str().unwrap();
+    let integrity = meta["dist"]["integrity"].as_str().unwrap();
+    let bytes = agent()
+        .get(tarball)
+        .call()
+        .unwrap()
+        .body_mut()
+        .with_config()
+        .limit(256 << 20)
+        .read_to_vec()
+        .unwrap();
+    let got = format!("sha512-{}", base64(&Sha512::digest(&bytes)));
+    assert_eq!(got, integrity, "{tarball}: integrity mismatch");
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(&bytes[..]));
+    for entry in archive.entries().unwrap() {
+        let mut entry = entry.unwrap();
+        if entry.path().unwrap().to_string_lossy() == file {
+            let mut text = Vec::new();
+            entry.read_to_end(&mut text).unwrap();
+            std::fs::create_dir_all(&dir).unwrap();
+            let tmp = dir.join(".partial");
+            std::fs::write(&tmp, text).unwrap();
+            std::fs::rename(tmp, &out).unwrap();
+            return out;
+        }
+    }
+    panic!("{file} not in {tarball}");
+}
+
+/// The venv scripts/setup makes (PyYAML pinned), else the system python3.
+pub fn python() -> PathBuf {
+    let venv = cache_dir().join("venv/bin/python");
+    if venv.exists() {
+        venv
+    } else {
+        PathBuf::from("python3")
+    }
+}
+
+fn walk(spec: &Path) -> Value {
+    let out = spec.with_extension("walk.json");
+    let status = Command::new(python())
+        .arg(repo().join("tests/oracle/openapi_walk.py"))
+        .arg(spec)
+        .arg(&out)
+        .status()
+        .expect("python3 is needed for the OpenAPI oracle (scripts/setup)");
+    assert!(
+        status.success(),
+        "openapi_walk.py failed on {}",
+        spec.display()
+    );
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}
+
+/// One operation of the walk against refgraph's answer; `Err(reason)` on disagreement.
+fn compare(e: &Engine, chosen: &refgraph::answer::Chosen, op: &Value) -> Result<String, String> {
+    let method = op["method"].as_str().unwrap();
+    let path = op["path"].as_str().unwrap();
+    let endpoint = format!("{method} {path}");
+    let name = op["operationId"].as_str().unwrap_or(&endpoint);
+    let d = e
+        .api_detail(chosen, name)
+        .map_err(|err| format!("{name}: {err}"))?;
+    // The endpoint names the same operation (an operationId used twice is the one exception:
+    // the second operation is then named by its endpoint).
+    let by_endpoint = e
+        .api_detail(chosen, &endpoint)
+        .map_err(|err| format!("{endpoint}: {err}"))?;
+    let http = d.http.as_ref().ok_or(format!("{name}: no HTTP facts"))?;
+    if (http.method.as_str(), http.path.as_str()) != (method, path) {
+        return Err(format!(
+            "{name}: walk {method} {path}, refgraph {} {}",
+            http.method, http.path
+        ));
+    }
+    if by_endpoint.http.as_ref().map(|h| h.path.as_str()) != Some(path) {
+        return Err(format!(
+            "{endpoint} resolves to {}",
+            by_endpoint.qualified_name
+        ));
+    }
+    if http.operation_id.as_deref() != op["operationId"].as_str() && d.qualified_name != endpoint {
+        return Err(format!(
+            "{name}: operationId walk {:?}, refgraph {:?}",
+            op["operationId"], http.operation_id
+        ));
+    }
+    let mut want: BTreeSet<(String, String, bool)> = op["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["in"].as_str().unwrap().to_string(),
+                p["name"].as_str().unwrap().to_string(),
+                p["required"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let body = &op["body"];
+    if body.is_object() {
+        want.insert((
+            "body".into(),
+            "body".into(),
+            body["required"].as_bool().unwrap(),
+        ));
+    }
+    let got: BTreeSet<(String, String, bool)> = d
+        .params
+        .iter()
+        .map(|p| (p.kind.clone(), p.name.clone(), p.required))
+        .collect();
+    if want != got || got.len() != d.params.len() {
+        return Err(format!(
+            "{name}: parameters walk {want:?}, refgraph {got:?}"
+        ));
+    }
+    if body.is_object() {
+        let rb = d
+            .request_body
+            .as_ref()
+            .ok_or(format!("{name}: no request_body"))?;
+        let want_media: Vec<&str> = body["media_types"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        if rb.media_types != want_media {
+            return Err(format!(
+                "{name}: media types walk {want_media:?}, refgraph {:?}",
+                rb.media_types
+            ));
+        }
+        let want_props: Option<Vec<(String, bool)>> = body["properties"].as_array().map(|a| {
+            a.iter()
+                .map(|p| {
+                    (
+                        p["name"].as_str().unwrap().to_string(),
+                        p["required"].as_bool().unwrap(),
+                    )
+                })
+                .collect()
+        });
+        let mut got_props: Option<Vec<(String, bool)>> = rb
+            .properties
+            .as_ref()
+            .map(|ps| ps.iter().map(|p| (p.name.clone(), p.required)).collect());
+        if let Some(g) = got_props.as_mut() {
+            g.sort();
+        }
+        if want_props != got_props {
+            return Err(format!(
+                "{name}: body properties walk {want_props:?}, refgraph {got_props:?}"
+            ));
+        }
+    }
+    Ok(d.qualified_name)
+}
+
+#[test]
+fn operations_agree_with_a_plain_walk_of_real_npm_specs() {
+    let store = Store::in_memory();
+    let mut paths = Vec::new();
+    for s in SPECS {
+        let path = npm_spec(s.npm, s.version, s.file);
+        let report = ingest_spec(&store, &path, s.package, s.version)
+            .unwrap_or_else(|e| panic!("{} {}: {e}", s.npm, s.version));
+        for d in &report.diagnostics {
+            println!("  {} {} diagnostic: {d}", s.npm, s.version);
+        }
+        paths.push(path);
+    }
+    let e = Engine::new(store);
+    let mut report = String::new();
+    let (mut total, mut agree) = (0, 0);
+    for (s, path) in SPECS.iter().zip(&paths) {
+        let walked = walk(path);
+        let ops = walked["operations"].as_array().unwrap();
+        let chosen = e.choose(Some(s.package), Some(s.version), None).unwrap();
+        let mut names = BTreeSet::new();
+        let mut ok = 0;
+        for op in ops {
+            match compare(&e, &chosen, op) {
+                Ok(name) => {
+                    ok += 1;
+                    names.insert(name);
+                }
+                Err(reason) => report.push_str(&format!("  {} {}: {reason}\n", s.npm, s.version)),
+            }
+        }
+        // Nothing extra either: the release lists exactly the walked operations.
+        let mut listed_names: BTreeSet<String> = BTreeSet::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = e
+                .list(&chosen, Some("operation"), None, 1000, cursor.as_deref())
+                .unwrap();
+            listed_names.extend(page.items.iter().map(|i| i.qualified_name.clone()));
+            cursor = page.next_cursor;
+            if cursor.is_none() {
+                break;
+            }
+        }
+        let extra: Vec<_> = listed_names.difference(&names).collect();
+        if !extra.is_empty() {
+            report.push_str(&format!(
+                "  {} {}: not in the walk: {extra:?}\n",
+                s.npm, s.version
+            ));
+        }
+        println!(
+            "{} {} (openapi {}): {ok}/{} operations agree with the walk",
+            s.npm,
+            s.version,
+            walked["openapi"],
+            ops.len()
+        );
+        assert!(
+            ops.len() >= 90,
+            "{} {}: only {} operations",
+            s.npm,
+            s.version,
+            ops.len()
+        );
+        total += ops.len();
+        agree += ok;
+    }
+    if !report.is_empty() {
+        println!("disagreements:\n{report}");
+    }
+    println!("overall: {agree}/{total}");
+    assert!(report.is_empty(), "disagreements with the walk:\n{report}");
+
+    // What changed between the two Directus releases, by endpoint.
+    let c = e
+        .check_version(Some("directus-api"), "GET /webhooks", Some("15.2.0"))
+        .unwrap();
+    assert_eq!(c.available_in_requested, Some(false));
+    assert_eq!(c.removed_in.as_deref(), Some("15.2.0"));
+    let c = e
+        .check_version(Some("directus-api"), "POST /comments", Some("9.22.4"))
+        .unwrap();
+    assert_eq!(c.available_in_requested, Some(false));
+    assert_eq!(c.introduced_in.as_deref(), Some("15.2.0"));
+}
