@@ -1,5 +1,6 @@
-//! `cargo bench --bench refgraph`: ingest throughput against griffe on the same release, and
-//! `get_api_detail` latency over MCP stdio with more than 50,000 symbols stored.
+//! `cargo bench --bench refgraph`: ingest throughput against griffe on the same release,
+//! `get_api_detail` latency over MCP stdio with more than 50,000 symbols stored, and OpenAPI
+//! ingest against openapi-spec-validator on the largest real spec at hand (`-- openapi`).
 //!
 //! Both tools run as subprocesses on the same unpacked release, several times; the table gives
 //! medians. Downloads (PyPI wheels, a griffe virtualenv) are cached in $REFGRAPH_TEST_CACHE.
@@ -10,6 +11,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+#[path = "refgraph/openapi.rs"]
+mod openapi;
 
 /// The large package: Django, one release to compare, more to fill the store.
 const PACKAGE: &str = "django";
@@ -29,6 +33,10 @@ fn cache() -> PathBuf {
 }
 
 fn binary() -> PathBuf {
+    // A checkout sharing its build folder with another may pin the binary it measures.
+    if let Some(bin) = std::env::var_os("REFGRAPH_BENCH_BIN") {
+        return PathBuf::from(bin);
+    }
     // The bench is built by the same `cargo bench` as the binary, in the same profile folder.
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().unwrap().parent().unwrap();
@@ -219,13 +227,17 @@ fn main() {
         .collect();
     let part = |name: &str| args.is_empty() || args.iter().any(|a| a == name);
     let bin = binary();
-    println!("refgraph benchmark: {PACKAGE} {VERSION}, {RUNS} runs each, medians\n");
-    let src = site(VERSION);
+    if part("ingest") || part("latency") {
+        println!("refgraph benchmark: {PACKAGE} {VERSION}, {RUNS} runs each, medians\n");
+    }
     if part("ingest") {
-        ingest_vs_griffe(&bin, &src);
+        ingest_vs_griffe(&bin, &site(VERSION));
     }
     if part("latency") {
         latency(&bin);
+    }
+    if part("openapi") {
+        openapi::ingest_vs_validator(&bin);
     }
 }
 

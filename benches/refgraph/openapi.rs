@@ -1,0 +1,197 @@
+//! `cargo bench --bench refgraph -- openapi`: ingest seconds and peak memory for the largest
+//! real OpenAPI spec at hand (GitHub's REST API, shipped in the npm package @octokit/openapi),
+//! side by side with a Python reference (openapi-spec-validator loading and validating the
+//! same file) in the same run.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha512};
+
+use super::{cache, median, run};
+
+/// (npm package, version, file in the tarball, label).
+const SPECS: &[(&str, &str, &str, &str)] = &[
+    (
+        "@directus/specs",
+        "15.2.0",
+        "package/dist/openapi.json",
+        "Directus 15.2.0",
+    ),
+    (
+        "@octokit/openapi",
+        "23.0.2",
+        "package/generated/api.github.com.json",
+        "GitHub REST (api.github.com)",
+    ),
+];
+const VALIDATOR: &str = "openapi-spec-validator==0.7.2";
+const RUNS: usize = 3;
+
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().fold(0u32, |n, b| (n << 8) | *b as u32) << (8 * (3 - chunk.len()));
+        for i in 0..=chunk.len() {
+            out.push(ABC[(n >> (18 - 6 * i)) as usize & 63] as char);
+        }
+        out.push_str(&"=".repeat(3 - chunk.len()));
+    }
+    out
+}
+
+/// The spec file of an npm release, fetched once (sha512 integrity checked) into the cache.
+fn npm_spec(npm: &str, version: &str, file: &str) -> PathBuf {
+    let dir = cache()
+        .join("npm")
+        .join(format!("{}-{version}", npm.replace('/', "__")));
+    let out = dir.join(file.rsplit('/').next().unwrap());
+    if out.exists() {
+        return out;
+    }
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .tls_config(
+            ureq::tls::TlsConfig::builder()
+                .root_certs(ureq::tls::RootCerts::PlatformVerifier)
+                .build(),
+        )
+        .build()
+        .into();
+    let meta_url = format!(
+        "https://registry.npmjs.org/{}/{version}",
+        npm.replace('/', "%2f")
+    );
+    let meta: serde_json::Value = agent
+        .get(&meta_url)
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_json()
+        .unwrap();
+    let tarball = meta["dist"]["tarball"].as_str().unwrap();
+    let bytes = agent
+        .get(tarball)
+        .call()
+        .unwrap()
+        .body_mut()
+        .with_config()
+        .limit(512 << 20)
+        .read_to_vec()
+        .unwrap();
+    let got = format!("sha512-{}", base64(&Sha512::digest(&bytes)));
+    assert_eq!(
+        Some(got.as_str()),
+        meta["dist"]["integrity"].as_str(),
+        "{tarball}"
+    );
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(&bytes[..]));
+    for entry in archive.entries().unwrap() {
+        let mut entry = entry.unwrap();
+        if entry.path().unwrap().to_string_lossy() == file {
+            let mut text = Vec::new();
+            entry.read_to_end(&mut text).unwrap();
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join(".partial"), text).unwrap();
+            std::fs::rename(dir.join(".partial"), &out).unwrap();
+            return out;
+        }
+    }
+    panic!("{file} not in {tarball}");
+}
+
+/// The venv scripts/setup makes; made here when it is missing.
+fn python() -> PathBuf {
+    let venv = cache().join("venv");
+    let py = venv.join("bin/python");
+    if !venv.join(".complete-openapi").exists() {
+        run(Command::new("python3").args(["-m", "venv"]).arg(&venv));
+        run(Command::new(venv.join("bin/pip")).args([
+            "install",
+            "--quiet",
+            "PyYAML==6.0.3",
+            VALIDATOR,
+        ]));
+        std::fs::write(venv.join(".complete-openapi"), "").unwrap();
+    }
+    py
+}
+
+/// Wall seconds and peak resident memory (kB, VmHWM sampled every 5 ms) of a child.
+fn measured(cmd: &mut Command) -> (f64, u64) {
+    let t = Instant::now();
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    let status = loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file)
+            && let Some(kb) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            peak = peak.max(kb);
+        }
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let secs = t.elapsed().as_secs_f64();
+    if !status.success() {
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        panic!("{cmd:?} failed:\n{err}");
+    }
+    (secs, peak)
+}
+
+pub fn ingest_vs_validator(bin: &Path) {
+    let python = python();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/refgraph/osv_load.py");
+    println!("OpenAPI ingest against {VALIDATOR} on the same file, {RUNS} runs each, medians\n");
+    println!("| spec | size | tool | seconds (median) | peak RSS (MB, median) | ratio |");
+    println!("|---|---|---|---|---|---|");
+    for (npm, version, file, label) in SPECS {
+        let spec = npm_spec(npm, version, file);
+        let size = std::fs::metadata(&spec).unwrap().len() as f64 / 1e6;
+        let (mut ours, mut ours_mem, mut theirs, mut theirs_mem) = (vec![], vec![], vec![], vec![]);
+        for _ in 0..RUNS {
+            let data = tempfile::tempdir().unwrap();
+            let (t, m) = measured(
+                Command::new(bin)
+                    .arg("--data-dir")
+                    .arg(data.path())
+                    .arg("ingest")
+                    .arg(&spec)
+                    .args(["--package", "pkg:generic/bench-spec", "--version", version]),
+            );
+            ours.push(t);
+            ours_mem.push(m as f64 / 1024.0);
+            let (t, m) = measured(Command::new(&python).arg(&script).arg(&spec));
+            theirs.push(t);
+            theirs_mem.push(m as f64 / 1024.0);
+        }
+        let (o, t) = (median(ours), median(theirs));
+        let (om, tm) = (median(ours_mem), median(theirs_mem));
+        println!(
+            "| {label} | {size:.1} MB | refgraph ingest (on-disk store) | {o:.2} | {om:.0} | 1.00 |"
+        );
+        println!(
+            "| {label} | {size:.1} MB | openapi-spec-validator (load + validate) | {t:.2} | {tm:.0} | {:.1}x slower |",
+            t / o
+        );
+    }
+    println!();
+}
