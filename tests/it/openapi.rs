@@ -524,3 +524,125 @@ fn bad_and_huge_specs_leave_other_releases_intact() {
         "the truncated release must not be indexed"
     );
 }
+
+#[test]
+fn refs_resolve_across_the_files_of_a_split_spec() {
+    let store = Store::in_memory();
+    let report = ingest_spec(&store, &spec("split"), "split", "1.0.0").unwrap();
+    assert!(report.diagnostics.is_empty(), "{:#?}", report.diagnostics);
+    assert_eq!(report.files, 4);
+    let e = Engine::new(store);
+    // A path item, its shared parameter and the body schema each live in another file.
+    let d = detail(&e, "split", "1.0.0", "replacePet");
+    assert_eq!(
+        params(&d),
+        vec![p("body", "body", true), p("path", "petId", true)]
+    );
+    assert_eq!(d.source.file.as_deref(), Some("paths/pet.yaml"));
+    // Pet = allOf [#/Named, {owner}] inside schemas/owner.yaml: its refs are relative to it.
+    assert_eq!(
+        body_props(&d).unwrap(),
+        vec![("name".into(), true), ("owner".into(), false)]
+    );
+    let d = detail(&e, "split", "1.0.0", "Owner");
+    assert_eq!(d.signature.as_deref(), Some("object {name, pets?}"));
+    assert_eq!(d.source.file.as_deref(), Some("schemas/owner.yaml"));
+    assert_eq!(
+        detail(&e, "split", "1.0.0", "Owner.pets")
+            .signature
+            .as_deref(),
+        Some("pets?: array<Pet>")
+    );
+}
+
+mod mcp {
+    use std::sync::Arc;
+
+    use rmcp::ServiceExt;
+    use rmcp::model::{CallToolRequestParams, CallToolResult};
+    use serde_json::{Value, json};
+
+    use refgraph::mcp::RefgraphServer;
+
+    async fn call(
+        client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
+        tool: &str,
+        args: Value,
+    ) -> (String, Value) {
+        let Value::Object(args) = args else {
+            panic!("arguments must be an object")
+        };
+        let r: CallToolResult = client
+            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+            .await
+            .expect("protocol-level success");
+        let text = r
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect::<Vec<_>>()
+            .join("\n");
+        (text, r.structured_content.unwrap_or(Value::Null))
+    }
+
+    #[tokio::test]
+    async fn tools_answer_operations_bodies_tags_and_endpoint_versions() {
+        let engine = Arc::new(super::petstore());
+        let (server_io, client_io) = tokio::io::duplex(1 << 16);
+        tokio::spawn(async move {
+            let running = RefgraphServer::new(engine)
+                .serve(server_io)
+                .await
+                .expect("server starts");
+            running.waiting().await.ok();
+        });
+        let client = ().serve(client_io).await.expect("client connects");
+        let pkg = "pkg:generic/petstore";
+
+        let (text, v) = call(
+            &client,
+            "get_api_detail",
+            json!({"name": "POST /pets", "package": pkg, "version": "1.0.0"}),
+        )
+        .await;
+        assert!(text.starts_with("[Version: 1.0.0]\n"), "{text}");
+        assert!(
+            text.contains("signature: POST /pets(body: body NewPet)"),
+            "{text}"
+        );
+        assert_eq!(v["qualified_name"], "createPet");
+        assert_eq!(
+            v["params"],
+            json!([{"name": "body", "kind": "body", "required": true, "type": "NewPet"}])
+        );
+        assert_eq!(v["request_body"]["required"], true);
+        assert_eq!(
+            v["request_body"]["properties"][1],
+            json!({"name": "name", "required": true, "type": "string"})
+        );
+        assert_eq!(v["responses"][0]["status"], "201");
+
+        let (text, v) = call(
+            &client,
+            "list_apis",
+            json!({"package": pkg, "version": "1.0.0", "tag": "stores"}),
+        )
+        .await;
+        assert!(text.starts_with("[Version: 1.0.0]"), "{text}");
+        assert_eq!(
+            v["items"][0]["qualified_name"],
+            "POST /stores/{storeId}/pets"
+        );
+        assert_eq!(v["items"].as_array().unwrap().len(), 1);
+
+        let (_, v) = call(
+            &client,
+            "check_version",
+            json!({"name": "GET /pets/{anything}", "package": pkg, "version": "2.0.0"}),
+        )
+        .await;
+        assert_eq!(v["available_in_requested"], true);
+        assert_eq!(v["introduced_in"], "1.0.0");
+        client.cancel().await.ok();
+    }
+}
