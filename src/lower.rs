@@ -215,7 +215,10 @@ fn lower_symbol(w: &mut Writer, package: &PackageId, release: &NamedNode, s: &Sy
         w.str(&iri, rg::INHERITED_FROM, i);
     }
     w.str(&iri, rg::SOURCE_FILE, &s.file);
-    w.add(&iri, rg::LINE, Literal::from(s.line as i64));
+    // Line 0: not known (an OpenAPI symbol is located by its spec pointer, `definedIn`).
+    if s.line > 0 {
+        w.add(&iri, rg::LINE, Literal::from(s.line as i64));
+    }
 }
 
 fn lower_params(w: &mut Writer, owner: &NamedNode, prefix: &str, params: &[Param]) {

@@ -237,8 +237,10 @@ fn run(cli: Cli) -> Result<u8> {
                     };
                     println!("  {short}{sig}");
                 }
-                if let (Some(f), Some(l)) = (&d.source.file, d.source.line) {
-                    println!("  source: {f}:{l}");
+                match (&d.source.file, d.source.line) {
+                    (Some(f), Some(l)) => println!("  source: {f}:{l}"),
+                    (Some(f), None) => println!("  source: {f}"),
+                    _ => {}
                 }
                 if let Some(def) = &d.defined_in
                     && def != &d.qualified_name

@@ -161,8 +161,10 @@ fn detail_text(d: &ApiDetail, release: &str) -> String {
         };
         t.push_str(&format!("\nsignature: {short}{sig}"));
     }
-    if let (Some(f), Some(l)) = (&d.source.file, d.source.line) {
-        t.push_str(&format!("\nsource: {f}:{l}"));
+    match (&d.source.file, d.source.line) {
+        (Some(f), Some(l)) => t.push_str(&format!("\nsource: {f}:{l}")),
+        (Some(f), None) => t.push_str(&format!("\nsource: {f}")),
+        _ => {}
     }
     if let Some(dep) = &d.deprecation {
         t.push_str(&format!(

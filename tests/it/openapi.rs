@@ -108,6 +108,10 @@ fn operations_answer_parameters_bodies_responses_and_security() {
     assert_eq!(http.security, vec!["oauth[pets:write]"]);
     assert_eq!(d.source.file.as_deref(), Some("petstore-1.0.0.yaml"));
     assert_eq!(d.defined_in.as_deref(), Some("#/paths/~1pets/post"));
+    assert_eq!(
+        d.source.line, None,
+        "a spec pointer, not a line, locates an operation"
+    );
 
     // A parameter through $ref, a header, the global security, response headers.
     let d = detail(&e, "petstore", "1.0.0", "listPets");
@@ -394,9 +398,9 @@ fn dangling_refs_and_ref_cycles_are_diagnostics_not_failures() {
     let report = ingest_spec(&store, &spec("dangling-ref.yaml"), "dangling", "1.0.0").unwrap();
     let diags: Vec<String> = report.diagnostics.iter().map(|d| d.to_string()).collect();
     for want in [
-        "dangling-ref.yaml#/paths/~1pets/post/parameters/0:0: dangling $ref '#/components/parameters/Missing'",
-        "dangling-ref.yaml#/paths/~1pets/post/requestBody:0: dangling $ref",
-        "dangling-ref.yaml#/components/schemas/Lost:0: dangling $ref",
+        "dangling-ref.yaml#/paths/~1pets/post/parameters/0: dangling $ref '#/components/parameters/Missing'",
+        "dangling-ref.yaml#/paths/~1pets/post/requestBody: dangling $ref",
+        "dangling-ref.yaml#/components/schemas/Lost: dangling $ref",
         "file 'other.yaml' is not part of the release",
     ] {
         assert!(
