@@ -80,6 +80,13 @@ pub fn read_release(
         read_tree(path, language, limits)?
     } else {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        // A single file (an archive or a spec) is read whole: bounded before reading.
+        if meta.len() > limits.max_total_bytes {
+            return Err(IngestError::Limit(
+                path.to_path_buf(),
+                format!("larger than {} bytes", limits.max_total_bytes),
+            ));
+        }
         let bytes = std::fs::read(path).map_err(|source| IngestError::Read {
             path: path.to_path_buf(),
             source,

@@ -388,6 +388,12 @@ fn swagger_2_and_invalid_yaml_are_clear_errors() {
     let err = ingest_spec(&store, &spec("invalid.yaml"), "broken", "1.0.0").unwrap_err();
     let text = err.to_string();
     assert!(text.contains("invalid.yaml:9: invalid YAML"), "{text}");
+    let tight = Limits {
+        max_total_bytes: 1000,
+        ..Limits::default()
+    };
+    let err = read_release(&spec("petstore-1.0.0.yaml"), Language::OpenApi, &tight).unwrap_err();
+    assert!(err.to_string().contains("larger than 1000 bytes"), "{err}");
     let err = ingest_spec(&store, &repo().join("Cargo.toml"), "toml", "1.0.0").unwrap_err();
     assert!(err.to_string().contains("a single source file"), "{err}");
 }
