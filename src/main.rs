@@ -29,7 +29,7 @@ mod exit {
     version,
     about = "Exact, versioned answers about SDK APIs, from a knowledge graph of their releases",
     long_about = "refgraph reads the sources of SDK releases (PyPI wheels and sdists, local source \
-trees), stores their public API as RDF in an embedded Oxigraph store (one named graph per \
+trees) and OpenAPI specs, stores their public API as RDF in an embedded Oxigraph store (one named graph per \
 release) and answers exactly: the signature of a symbol in a given release, which releases \
 have it, what replaced it. Assistants ask over MCP (`refgraph serve`); people use the \
 commands below.",
@@ -63,11 +63,11 @@ enum Command {
     },
     /// Ingest a local source tree, wheel or sdist as one release
     #[command(
-        after_help = "PATH is the folder that holds the import package (for click, the folder containing click/), a .whl or a .tar.gz.\nExample: refgraph ingest samples/python/acme-storage-1.0.0 --package pkg:pypi/acme-storage --version 1.0.0"
+        after_help = "PATH is the folder that holds the import package (for click, the folder containing click/), a .whl or a .tar.gz; for pkg:generic/NAME, an OpenAPI 3.0 or 3.1 spec file (.json, .yaml, .yml) or a folder holding one.\nExamples: refgraph ingest samples/python/acme-storage-1.0.0 --package pkg:pypi/acme-storage --version 1.0.0\n          refgraph ingest samples/openapi/petstore-1.0.0.yaml --package pkg:generic/petstore --version 1.0.0"
     )]
     Ingest {
         path: PathBuf,
-        /// Package URL (pkg:pypi/NAME) or bare name (taken as PyPI)
+        /// Package URL (pkg:pypi/NAME; pkg:generic/NAME for an OpenAPI spec) or bare name (taken as PyPI)
         #[arg(long)]
         package: String,
         /// Release version
