@@ -103,6 +103,7 @@ pub fn read_release(
     };
     let files = match language {
         Language::Python => select_package_files(files),
+        Language::JavaScript => crate::extract::javascript::select_files(files),
     };
     Ok((files, diags))
 }

@@ -228,9 +228,8 @@ fn run(cli: Cli) -> Result<u8> {
                     "{} ({}) in {}",
                     d.qualified_name, d.kind, chosen.release.release
                 );
-                if let Some(sig) = &d.signature {
-                    let short = d.qualified_name.rsplit('.').next().unwrap_or("");
-                    println!("  {short}{sig}");
+                if let Some(sig) = d.display_signature() {
+                    println!("  {sig}");
                 }
                 if let (Some(f), Some(l)) = (&d.source.file, d.source.line) {
                     println!("  source: {f}:{l}");

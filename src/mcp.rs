@@ -148,11 +148,8 @@ fn any_object_schema() -> Arc<JsonObject> {
 
 fn detail_text(d: &ApiDetail, release: &str) -> String {
     let mut t = format!("{} ({}) in {release}", d.qualified_name, d.kind);
-    if let Some(sig) = &d.signature {
-        t.push_str(&format!(
-            "\nsignature: {}{sig}",
-            d.qualified_name.rsplit('.').next().unwrap_or("")
-        ));
+    if let Some(sig) = d.display_signature() {
+        t.push_str(&format!("\nsignature: {sig}"));
     }
     if let (Some(f), Some(l)) = (&d.source.file, d.source.line) {
         t.push_str(&format!("\nsource: {f}:{l}"));
