@@ -425,12 +425,13 @@ fn add(cli: &Cli, data: &Path, releases: &[String]) -> Result<u8> {
             id = PackageId::new("pypi", &id.name);
         }
         let Some(version) = version else {
-            bail!("'{r}' has no version: write pkg:pypi/NAME@VERSION");
+            bail!("'{r}' has no version: write pkg:pypi/NAME@VERSION or pkg:npm/NAME@VERSION");
         };
+        Language::for_package(&id).map_err(anyhow::Error::msg)?;
         targets.push((id, version));
     }
     let store = Store::open(&store_path(data))?;
-    let cache = data.join("cache").join("pypi");
+
     let mut failed = 0;
     for (id, version) in targets {
         let purl = id.release_purl(&version);
@@ -445,22 +446,25 @@ fn add(cli: &Cli, data: &Path, releases: &[String]) -> Result<u8> {
             bar.set_length(total.max(done));
             bar.set_position(done);
         };
-        let result = refgraph::fetch::fetch_pypi(&id, &version, &cache, &progress)
-            .map_err(anyhow::Error::from)
-            .and_then(|fetched| {
-                bar.set_message(format!("ingesting {purl}"));
-                let (files, diags) =
-                    read_release(&fetched.path, Language::Python, &Limits::default())?;
-                Ok(ingest_files(
-                    &store,
-                    &id,
-                    &version,
-                    &files,
-                    diags,
-                    &fetched.url,
-                    Some(fetched.sha256),
-                )?)
-            });
+        let language = Language::for_package(&id).map_err(anyhow::Error::msg)?;
+        let cache = data.join("cache").join(&id.ecosystem);
+        let fetched = match language {
+            Language::JavaScript => refgraph::fetch::fetch_npm(&id, &version, &cache, &progress),
+            Language::Python => refgraph::fetch::fetch_pypi(&id, &version, &cache, &progress),
+        };
+        let result = fetched.map_err(anyhow::Error::from).and_then(|fetched| {
+            bar.set_message(format!("ingesting {purl}"));
+            let (files, diags) = read_release(&fetched.path, language, &Limits::default())?;
+            Ok(ingest_files(
+                &store,
+                &id,
+                &version,
+                &files,
+                diags,
+                &fetched.url,
+                Some(fetched.sha256),
+            )?)
+        });
         bar.finish_and_clear();
         match result {
             Ok(report) => print_report(cli, &report)?,

@@ -429,7 +429,7 @@ impl Resolver<'_> {
                 Export::Member { local, name } => {
                     let im = m.imports.get(local)?;
                     let f = self.resolve_from(file, &im.from)?;
-                    if im.name == "*" {
+                    if im.name == "*" || im.name == "module.exports" {
                         self.resolve_export(&f, name, depth + 1)
                     } else {
                         None
@@ -448,15 +448,21 @@ impl Resolver<'_> {
 
     fn resolve_local(&self, file: &str, local: &str, depth: usize) -> Option<(String, String)> {
         let m = self.module(file)?;
-        if m.decls.contains_key(local) {
-            return Some((file.to_string(), local.to_string()));
-        }
-        let im = m.imports.get(local)?;
-        if im.name == "*" {
-            return None;
-        }
+        // `const x = require("./x")` is both a variable and an import: the import says more.
+        let Some(im) = m.imports.get(local) else {
+            return m
+                .decls
+                .contains_key(local)
+                .then(|| (file.to_string(), local.to_string()));
+        };
+        let name = match im.name.as_str() {
+            // A namespace object is not one declaration.
+            "*" => return None,
+            "module.exports" => "default",
+            n => n,
+        };
         let f = self.resolve_from(file, &im.from)?;
-        self.resolve_export(&f, &im.name, depth + 1)
+        self.resolve_export(&f, name, depth + 1)
     }
 
     /// Every name `file` exports, `export *` included (which never re-exports `default`).
@@ -564,6 +570,81 @@ impl Resolver<'_> {
         out
     }
 
+    /// The constructor a class is built with: its own, else its base class's (followed through
+    /// this package's files). `Some(None)`: no constructor anywhere, so `new X()`; `None`: the
+    /// base is outside the package (or not a class), so the signature is unknown.
+    fn constructor<'d>(
+        &'d self,
+        file: &str,
+        decl: &'d Decl,
+        depth: usize,
+    ) -> Option<Option<&'d syntax::Member>> {
+        if let Some(c) = decl
+            .members
+            .iter()
+            .find(|m| m.kind == MemberKind::Constructor)
+        {
+            return Some(Some(c));
+        }
+        let Some(base) = decl.bases.first() else {
+            return Some(None);
+        };
+        if depth > 8 || decl.kind != DeclKind::Class {
+            return None;
+        }
+        // `extends Base<T>` names `Base`; `extends ns.Base` is not followed.
+        let name = base.split('<').next().unwrap_or(base).trim();
+        let (f, local) = self.resolve_local(file, name, 0)?;
+        let base_decl = self.module(&f)?.decls.get(&local)?;
+        self.constructor(&f, base_decl, depth + 1)
+    }
+
+    /// The call signatures of a declared type, in TypeScript's order: an interface's own, then
+    /// those of the interfaces it extends; the parts of an intersection one after the other;
+    /// a type alias of a function type. Types from outside the package contribute nothing.
+    fn call_signatures(&self, file: &str, type_text: &str, depth: usize) -> Vec<Sig> {
+        if depth > 8 {
+            return vec![];
+        }
+        let mut out = Vec::new();
+        for part in split_top_level(type_text, '&') {
+            let name = part.split('<').next().unwrap_or(part).trim();
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            {
+                continue;
+            }
+            let Some((f, local)) = self.resolve_local(file, name, 0) else {
+                continue;
+            };
+            let Some(decl) = self.module(&f).and_then(|m| m.decls.get(&local)) else {
+                continue;
+            };
+            match decl.kind {
+                DeclKind::Interface => {
+                    for m in decl.members.iter().filter(|m| m.kind == MemberKind::Call) {
+                        out.extend(m.sigs.iter().cloned());
+                    }
+                    for b in &decl.bases {
+                        out.extend(self.call_signatures(&f, b, depth + 1));
+                    }
+                }
+                DeclKind::TypeAlias if !decl.sigs.is_empty() => {
+                    out.extend(decl.sigs.iter().cloned())
+                }
+                DeclKind::TypeAlias => {
+                    if let Some(t) = &decl.type_text {
+                        out.extend(self.call_signatures(&f, t, depth + 1));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn push_decl(
         &self,
@@ -602,17 +683,14 @@ impl Resolver<'_> {
             }
             DeclKind::Class | DeclKind::Interface => {
                 let is_class = decl.kind == DeclKind::Class;
-                let ctor = decl
-                    .members
-                    .iter()
-                    .find(|m| m.kind == MemberKind::Constructor);
-                let mut s = match ctor {
-                    Some(c) if is_class => callable(base, &c.sigs, display, "new "),
-                    _ if is_class => Symbol {
+                let mut s = match self.constructor(file, decl, 0) {
+                    Some(Some(c)) if is_class => callable(base, &c.sigs, display, "new "),
+                    Some(None) if is_class => Symbol {
                         has_signature: true,
                         signature_text: Some(format!("new {display}()")),
                         ..base
                     },
+                    // Inherited from a base this package does not declare: unknown, not `()`.
                     _ => base,
                 };
                 s.kind = if is_class {
@@ -622,7 +700,7 @@ impl Resolver<'_> {
                 };
                 out.push(s);
                 for m in &decl.members {
-                    if m.kind == MemberKind::Constructor {
+                    if matches!(m.kind, MemberKind::Constructor | MemberKind::Call) {
                         continue;
                     }
                     let q = format!("{canonical}.{}", m.name);
@@ -654,6 +732,19 @@ impl Resolver<'_> {
                     out.push(member);
                 }
             }
+            // `declare const computed: IComputedFactory`, an interface with call signatures:
+            // the value is called like a function.
+            DeclKind::Variable
+                if decl
+                    .type_text
+                    .as_deref()
+                    .is_some_and(|t| !self.call_signatures(file, t, 0).is_empty()) =>
+            {
+                let sigs = self.call_signatures(file, decl.type_text.as_deref().unwrap_or(""), 0);
+                let mut s = callable(base, &sigs, display, "");
+                s.kind = SymbolKind::Function;
+                out.push(s);
+            }
             DeclKind::TypeAlias | DeclKind::Enum | DeclKind::Variable | DeclKind::Namespace => {
                 let kind = match decl.kind {
                     DeclKind::TypeAlias => SymbolKind::Interface,
@@ -669,6 +760,25 @@ impl Resolver<'_> {
             }
         }
     }
+}
+
+/// `A & B<C & D> & E` -> `A`, `B<C & D>`, `E`.
+fn split_top_level(text: &str, sep: char) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' | '(' | '[' | '{' => depth += 1,
+            '>' | ')' | ']' | '}' => depth -= 1,
+            c if c == sep && depth == 0 => {
+                out.push(text[start..i].trim());
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push(text[start..].trim());
+    out
 }
 
 /// A function-like symbol from its signatures: the last one is the most general (TypeScript's
@@ -812,6 +922,44 @@ mod tests {
             Some("make(kind, size = 1)")
         );
         assert_eq!(facts.symbols[1].file, "lib/widget.js");
+    }
+
+    #[test]
+    fn required_modules_export_their_module_exports() {
+        let files = vec![
+            f("package.json", r#"{"name": "sv", "main": "index.js"}"#),
+            f(
+                "index.js",
+                "const parse = require('./functions/parse')\nconst SemVer = require('./classes/semver')\nmodule.exports = { parse, SemVer, valid: require('./functions/valid') }\n",
+            ),
+            f(
+                "functions/parse.js",
+                "const parse = (version, options, throwErrors = false) => {}\nmodule.exports = parse\n",
+            ),
+            f(
+                "functions/valid.js",
+                "module.exports = function valid(v, opts) {}\n",
+            ),
+            f(
+                "classes/semver.js",
+                "class SemVer { constructor(version, options) {} compare(other) {} }\nmodule.exports = SemVer\n",
+            ),
+        ];
+        let facts = extract(&files);
+        assert_eq!(
+            names(&facts),
+            vec![
+                ("sv", "module"),
+                ("sv:SemVer", "class"),
+                ("sv:SemVer.compare", "method"),
+                ("sv:parse", "function"),
+                ("sv:valid", "function"),
+            ],
+        );
+        assert_eq!(
+            facts.symbols[3].signature().as_deref(),
+            Some("parse(version, options, throwErrors = false)")
+        );
     }
 
     #[test]

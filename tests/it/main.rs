@@ -4,5 +4,6 @@ mod support;
 
 mod bad_input;
 mod mcp;
+mod npm_oracle;
 mod oracle;
 mod samples;

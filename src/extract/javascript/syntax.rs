@@ -85,6 +85,8 @@ pub struct Sig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemberKind {
     Constructor,
+    /// A call signature of an interface (`(value: T): R`): the interface's values are callable.
+    Call,
     Method,
     Property,
 }
@@ -144,7 +146,8 @@ pub enum Export {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Import {
     pub from: String,
-    /// The imported name; `*` for the whole module, `default` for a default import.
+    /// The imported name; `*` for the whole module, `default` for a default import,
+    /// `module.exports` for a CommonJS `require`.
     pub name: String,
 }
 
@@ -251,6 +254,10 @@ pub fn parse(path: &str, src: &[u8]) -> ModuleSyntax {
     };
     w.statements(root, false);
     if !declaration {
+        // Top-level ES5 classes: a function with prototype methods is a class.
+        for (name, class) in w.es5_classes(root, None) {
+            w.out.decls.insert(name, class);
+        }
         w.commonjs(root);
     }
     out
@@ -368,10 +375,13 @@ impl Walker<'_, '_> {
                 } else {
                     DeclKind::TypeAlias
                 };
-                let mut decl = Decl::new(kind, line_of(node), doc);
-                decl.type_text = node
-                    .child_by_field_name("value")
-                    .map(|v| collapse_ws(self.t(v)));
+                let mut decl = Decl::new(kind, line_of(node), doc.clone());
+                let value = node.child_by_field_name("value");
+                decl.type_text = value.map(|v| collapse_ws(self.t(v)));
+                // `type Decorator = (value: T, context: C) => void`: values of it are callable.
+                if let Some(f) = value.filter(|v| v.kind() == "function_type") {
+                    decl.sigs.push(self.sig(f, doc));
+                }
                 self.out.add_decl(&name, decl);
                 vec![name]
             }
@@ -407,10 +417,22 @@ impl Walker<'_, '_> {
                     let decl = match d.child_by_field_name("value") {
                         Some(v) => self.value_decl(v, doc.clone(), line_of(d)),
                         None => {
-                            let mut decl = Decl::new(DeclKind::Variable, line_of(d), doc.clone());
-                            decl.type_text =
-                                d.child_by_field_name("type").map(|t| type_text(self.t(t)));
-                            decl
+                            let ty = d.child_by_field_name("type");
+                            let fn_type = ty
+                                .and_then(|t| t.named_child(0))
+                                .filter(|t| t.kind() == "function_type");
+                            if let Some(f) = fn_type {
+                                // `declare const f: (a: string) => void` is called like a function.
+                                let mut decl =
+                                    Decl::new(DeclKind::Function, line_of(d), doc.clone());
+                                decl.sigs.push(self.sig(f, doc.clone()));
+                                decl
+                            } else {
+                                let mut decl =
+                                    Decl::new(DeclKind::Variable, line_of(d), doc.clone());
+                                decl.type_text = ty.map(|t| type_text(self.t(t)));
+                                decl
+                            }
                         }
                     };
                     self.out.add_decl(&name, decl);
@@ -436,7 +458,165 @@ impl Walker<'_, '_> {
                 Some(inner) => self.value_decl(inner, doc, line),
                 None => Decl::new(DeclKind::Variable, line, doc),
             },
+            // `/** @class */ (function (_super) { function C(a) {} C.prototype.m = ...; return C; }(Base))`:
+            // an ES5 class as TypeScript and Babel emit it.
+            "call_expression" => self
+                .iife_class(v, doc.clone(), line)
+                .unwrap_or_else(|| Decl::new(DeclKind::Variable, line, doc)),
             _ => Decl::new(DeclKind::Variable, line, doc),
+        }
+    }
+
+    fn iife_class(&mut self, call: Node, doc: Doc, line: usize) -> Option<Decl> {
+        let mut callee = call.child_by_field_name("function")?;
+        while callee.kind() == "parenthesized_expression" {
+            callee = callee.named_child(0)?;
+        }
+        if !matches!(callee.kind(), "function_expression" | "function") {
+            return None;
+        }
+        let body = callee.child_by_field_name("body")?;
+        let mut c = body.walk();
+        let returned = body
+            .named_children(&mut c)
+            .filter(|st| st.kind() == "return_statement")
+            .find_map(|st| st.named_child(0).filter(|e| e.kind() == "identifier"))?;
+        let name = self.t(returned).to_string();
+        let mut classes = self.es5_classes(body, Some(&name));
+        let mut decl = classes.remove(&name)?;
+        decl.line = line;
+        if decl.doc.text.is_none() {
+            decl.doc = doc;
+        }
+        // `(function (_super) { __extends(C, _super); ... }(Base))`
+        if let Some(arg) = call
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+            && self.has_extends_call(body)
+        {
+            decl.bases.push(collapse_ws(self.t(arg)));
+        }
+        Some(decl)
+    }
+
+    fn has_extends_call(&self, body: Node) -> bool {
+        let mut c = body.walk();
+        body.named_children(&mut c).any(|st| {
+            st.kind() == "expression_statement"
+                && st
+                    .named_child(0)
+                    .filter(|e| e.kind() == "call_expression")
+                    .and_then(|e| e.child_by_field_name("function"))
+                    .is_some_and(|f| self.t(f).ends_with("__extends"))
+        })
+    }
+
+    /// ES5 classes in a block: `function C(a) {}` with `C.prototype.m = function (b) {}` (and
+    /// static `C.s = function () {}`) assignments beside it.
+    fn es5_classes(&mut self, block: Node, returned: Option<&str>) -> HashMap<String, Decl> {
+        let mut ctors: HashMap<String, Node> = HashMap::new();
+        let mut members: Vec<(String, Node, Node, bool)> = Vec::new();
+        let mut c = block.walk();
+        let statements: Vec<Node> = block.named_children(&mut c).collect();
+        for st in statements {
+            match st.kind() {
+                "function_declaration" => {
+                    if let Some(n) = st.child_by_field_name("name") {
+                        ctors.insert(self.t(n).to_string(), st);
+                    }
+                }
+                "expression_statement" => {
+                    let Some(a) = st
+                        .named_child(0)
+                        .filter(|e| e.kind() == "assignment_expression")
+                    else {
+                        continue;
+                    };
+                    let (Some(left), Some(right)) = (
+                        a.child_by_field_name("left"),
+                        a.child_by_field_name("right"),
+                    ) else {
+                        continue;
+                    };
+                    if !matches!(
+                        right.kind(),
+                        "function_expression" | "function" | "arrow_function"
+                    ) || left.kind() != "member_expression"
+                    {
+                        continue;
+                    }
+                    let (Some(obj), Some(prop)) = (
+                        left.child_by_field_name("object"),
+                        left.child_by_field_name("property"),
+                    ) else {
+                        continue;
+                    };
+                    let member = self.t(prop).to_string();
+                    let owner = self.t(obj);
+                    if let Some(cls) = owner.strip_suffix(".prototype") {
+                        members.push((cls.to_string(), st, right, false));
+                    } else if obj.kind() == "identifier" {
+                        members.push((owner.to_string(), st, right, true));
+                    }
+                    let _ = member;
+                }
+                _ => {}
+            }
+        }
+        let mut out: HashMap<String, Decl> = HashMap::new();
+        for (cls, ctor) in &ctors {
+            let has_proto = members.iter().any(|(c, _, _, st)| c == cls && !st);
+            let marked = self.doc_text_before(*ctor).contains("@class");
+            // A function an IIFE builds and returns is the class it emits.
+            if !has_proto && !marked && returned != Some(cls.as_str()) {
+                continue;
+            }
+            let doc = self.doc_before(*ctor);
+            let mut decl = Decl::new(DeclKind::Class, line_of(*ctor), doc.clone());
+            decl.members.push(Member {
+                name: "constructor".into(),
+                kind: MemberKind::Constructor,
+                is_static: false,
+                sigs: vec![self.sig(*ctor, doc.clone())],
+                doc,
+                line: line_of(*ctor),
+                type_text: None,
+            });
+            for (c2, st, func, is_static) in &members {
+                if c2 != cls {
+                    continue;
+                }
+                let Some(left) = st
+                    .named_child(0)
+                    .and_then(|a| a.child_by_field_name("left"))
+                    .and_then(|l| l.child_by_field_name("property"))
+                else {
+                    continue;
+                };
+                let name = self.t(left).to_string();
+                if name.starts_with('_') || decl.members.iter().any(|m| m.name == name) {
+                    continue;
+                }
+                let mdoc = self.doc_before(*st);
+                decl.members.push(Member {
+                    name,
+                    kind: MemberKind::Method,
+                    is_static: *is_static,
+                    sigs: vec![self.sig(*func, mdoc.clone())],
+                    doc: mdoc,
+                    line: line_of(*st),
+                    type_text: None,
+                });
+            }
+            out.insert(cls.clone(), decl);
+        }
+        out
+    }
+
+    fn doc_text_before(&self, node: Node) -> String {
+        match node.prev_sibling() {
+            Some(p) if p.kind() == "comment" => self.t(p).to_string(),
+            _ => String::new(),
         }
     }
 
@@ -487,6 +667,7 @@ impl Walker<'_, '_> {
                     MemberKind::Property
                 }
                 "construct_signature" => MemberKind::Constructor,
+                "call_signature" => MemberKind::Call,
                 _ => continue,
             };
             let name_node = m
@@ -494,6 +675,7 @@ impl Walker<'_, '_> {
                 .or_else(|| m.child_by_field_name("property"));
             let name = match (kind, name_node) {
                 (MemberKind::Constructor, _) => "constructor".to_string(),
+                (MemberKind::Call, _) => "()".to_string(),
                 (_, Some(n)) if n.kind() == "private_property_identifier" => continue,
                 (_, Some(n)) if n.kind() == "computed_property_name" => continue,
                 (_, Some(n)) => unquote(self.t(n)),
@@ -506,7 +688,7 @@ impl Walker<'_, '_> {
                     t == "private" || t == "protected"
                 }
             });
-            if hidden || (name != "constructor" && name.starts_with('_')) {
+            if hidden || name.starts_with('_') {
                 continue;
             }
             let is_static = self.has_keyword(m, "static");
@@ -518,7 +700,10 @@ impl Walker<'_, '_> {
             };
             let doc = self.doc_before(m);
             let line = line_of(m);
-            let sigs = if matches!(kind, MemberKind::Method | MemberKind::Constructor) {
+            let sigs = if matches!(
+                kind,
+                MemberKind::Method | MemberKind::Constructor | MemberKind::Call
+            ) {
                 vec![self.sig(m, doc.clone())]
             } else {
                 vec![]
@@ -832,9 +1017,10 @@ impl Walker<'_, '_> {
                     .and_then(|d| d.child_by_field_name("value"))
                     .and_then(|v| v.child_by_field_name("function"))
                     .is_some_and(|f| self.t(f).ends_with("__importDefault"));
-                if !wrapped {
-                    self.import(self.t(*l).to_string(), &from, "*");
-                }
+                // A plain `require` binds the module's `module.exports` (its default export
+                // when that is a function or class, else the object of its named exports).
+                let what = if wrapped { "*" } else { "module.exports" };
+                self.import(self.t(*l).to_string(), &from, what);
             }
             if let (Some(p), Some(f)) = (
                 caps.get("require_pattern"),
@@ -978,9 +1164,16 @@ impl Walker<'_, '_> {
                     }
                 }
             }
+            // `require(x)` is x's `module.exports`: its default export when it has one.
             "call_expression" if self.require_of(value).is_some() => {
                 let from = self.require_of(value).unwrap_or_default();
-                self.out.set_export(name, Export::Namespace { from });
+                self.out.set_export(
+                    name,
+                    Export::From {
+                        from,
+                        name: "default".into(),
+                    },
+                );
             }
             "assignment_expression" => {
                 // `exports.a = exports.b = value`
@@ -1357,6 +1550,7 @@ module.exports.Thing = class Thing { constructor(a) {} run(b) {} #secret() {} };
             })
         );
         assert_eq!(m.imports["client_1"].from, "./client");
+        assert_eq!(m.imports["client_1"].name, "module.exports");
         assert_eq!(m.stars, vec!["./types"]);
         assert_eq!(m.export("helper"), Some(&Export::Local("helper".into())));
         assert!(
@@ -1404,11 +1598,61 @@ module.exports.Thing = class Thing { constructor(a) {} run(b) {} #secret() {} };
         assert_eq!(m.export("b"), Some(&Export::Local("b".into())));
         assert_eq!(
             m.export("c"),
-            Some(&Export::Namespace { from: "./c".into() })
+            Some(&Export::From {
+                from: "./c".into(),
+                name: "default".into()
+            })
         );
         let m = parse("lib.mjs", b"export default class Widget { draw(ctx) {} }\n");
         assert_eq!(m.export("default"), Some(&Export::Local("Widget".into())));
         assert_eq!(m.decls["Widget"].members[0].name, "draw");
+    }
+
+    #[test]
+    fn es5_classes_as_typescript_emits_them() {
+        let src = br#"
+var Container = /** @class */ (function () {
+    function Container(containerOptions) { this.x = 1; }
+    Container.prototype.load = function () { var modules = []; };
+    Container.prototype.get = function (serviceIdentifier, options) {};
+    Container.merge = function (a, b) {};
+    Container.prototype._hidden = function () {};
+    return Container;
+}());
+exports.Container = Container;
+var Child = (function (_super) {
+    __extends(Child, _super);
+    function Child(a, b) { return _super.call(this) || this; }
+    return Child;
+}(Container));
+exports.Child = Child;
+function Legacy(name) {}
+Legacy.prototype.greet = function (whom) {};
+module.exports.Legacy = Legacy;
+"#;
+        let m = parse("container.js", src);
+        let c = &m.decls["Container"];
+        assert_eq!(c.kind, DeclKind::Class);
+        let members: Vec<(&str, MemberKind, bool)> = c
+            .members
+            .iter()
+            .map(|m| (m.name.as_str(), m.kind, m.is_static))
+            .collect();
+        assert_eq!(
+            members,
+            vec![
+                ("constructor", MemberKind::Constructor, false),
+                ("load", MemberKind::Method, false),
+                ("get", MemberKind::Method, false),
+                ("merge", MemberKind::Method, true),
+            ]
+        );
+        assert_eq!(c.members[0].sigs[0].params[0].name, "containerOptions");
+        let child = &m.decls["Child"];
+        assert_eq!(child.kind, DeclKind::Class);
+        assert_eq!(child.bases, vec!["Container"]);
+        assert_eq!(m.decls["Legacy"].kind, DeclKind::Class);
+        assert_eq!(m.decls["Legacy"].members[1].name, "greet");
     }
 
     #[test]
