@@ -17,7 +17,9 @@ use crate::store::{Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnswerError {
-    #[error("no package is indexed yet; add one with `refgraph add pkg:pypi/NAME@VERSION`")]
+    #[error(
+        "no package is indexed yet; add one with `refgraph add pkg:pypi/NAME@VERSION` or `refgraph add pkg:npm/NAME@VERSION`"
+    )]
     NothingIndexed,
     #[error("package '{asked}' is not indexed; indexed packages: {}", .indexed.join(", "))]
     UnknownPackage { asked: String, indexed: Vec<String> },
@@ -134,8 +136,11 @@ pub struct Candidate {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ParamOut {
     pub name: String,
-    /// positional_only | positional_or_keyword | var_positional | keyword_only | var_keyword
+    /// Python: positional_only | positional_or_keyword | var_positional | keyword_only |
+    /// var_keyword. JavaScript/TypeScript: positional | rest. OpenAPI: path | query | header |
+    /// cookie | body.
     pub kind: String,
+    /// False for defaulted, optional (`x?`) and variadic parameters.
     pub required: bool,
     /// Annotation as source text.
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
@@ -154,7 +159,8 @@ pub struct SourceOut {
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DeprecationOut {
-    /// What said so: decorator, warning (warnings.warn with DeprecationWarning) or docstring.
+    /// What said so: decorator, warning (warnings.warn with DeprecationWarning), docstring or
+    /// jsdoc (a `@deprecated` tag).
     pub signal: String,
     pub since: Option<String>,
     pub message: Option<String>,

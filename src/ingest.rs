@@ -43,8 +43,8 @@ pub enum IngestError {
     BadArchive { path: PathBuf, reason: String },
     #[error("{0} exceeds a safety limit: {1}")]
     Limit(PathBuf, String),
-    #[error("no {1:?} API found in {0}: {hint}", hint = .1.layout_hint())]
-    NoSymbols(PathBuf, Language),
+    #[error("no {1:?} API found in {0}: {2}{hint}", hint = .1.layout_hint())]
+    NoSymbols(PathBuf, Language, String),
     #[error("{0}")]
     Unsupported(String),
     #[error("'{0}' is not a valid version")]
@@ -406,7 +406,14 @@ pub fn ingest_files(
     let mut facts: ReleaseFacts = language.extract(files);
     let extracted = start.elapsed();
     if facts.symbols.is_empty() {
-        return Err(IngestError::NoSymbols(PathBuf::from(source), language));
+        // The first problem found is usually why (a package.json that is not JSON).
+        let why = diagnostics
+            .iter()
+            .chain(&facts.diagnostics)
+            .next()
+            .map(|d| format!("{d}; "))
+            .unwrap_or_default();
+        return Err(IngestError::NoSymbols(PathBuf::from(source), language, why));
     }
     diagnostics.append(&mut facts.diagnostics);
     facts.diagnostics = diagnostics;

@@ -5,5 +5,6 @@ mod support;
 mod bad_input;
 mod mcp;
 mod npm_oracle;
+mod npm_samples;
 mod oracle;
 mod samples;
