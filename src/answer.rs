@@ -17,7 +17,9 @@ use crate::store::{Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnswerError {
-    #[error("no package is indexed yet; add one with `refgraph add pkg:pypi/NAME@VERSION`")]
+    #[error(
+        "no package is indexed yet; add one with `refgraph add pkg:pypi/NAME@VERSION` or `refgraph add pkg:npm/NAME@VERSION`"
+    )]
     NothingIndexed,
     #[error("package '{asked}' is not indexed; indexed packages: {}", .indexed.join(", "))]
     UnknownPackage { asked: String, indexed: Vec<String> },
@@ -99,6 +101,20 @@ pub struct Chosen {
     pub how: Option<String>,
 }
 
+impl ApiDetail {
+    /// The signature to show a reader: Python's `(a, b) -> c` gets the name in front, other
+    /// languages' extractors already spell it out (`option(flags: string): this`).
+    pub fn display_signature(&self) -> Option<String> {
+        let sig = self.signature.as_ref()?;
+        if sig.starts_with('(') {
+            let short = self.qualified_name.rsplit(['.', ':']).next().unwrap_or("");
+            Some(format!("{short}{sig}"))
+        } else {
+            Some(sig.clone())
+        }
+    }
+}
+
 impl Chosen {
     /// `8.1.7 (newest indexed)`: what follows `[Version: ` in every answer.
     pub fn version_line(&self) -> String {
@@ -120,8 +136,11 @@ pub struct Candidate {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ParamOut {
     pub name: String,
-    /// positional_only | positional_or_keyword | var_positional | keyword_only | var_keyword
+    /// Python: positional_only | positional_or_keyword | var_positional | keyword_only |
+    /// var_keyword. JavaScript/TypeScript: positional | rest. OpenAPI: path | query | header |
+    /// cookie | body.
     pub kind: String,
+    /// False for defaulted, optional (`x?`) and variadic parameters.
     pub required: bool,
     /// Annotation as source text.
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
@@ -140,7 +159,8 @@ pub struct SourceOut {
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DeprecationOut {
-    /// What said so: decorator, warning (warnings.warn with DeprecationWarning) or docstring.
+    /// What said so: decorator, warning (warnings.warn with DeprecationWarning), docstring or
+    /// jsdoc (a `@deprecated` tag).
     pub signal: String,
     pub since: Option<String>,
     pub message: Option<String>,
@@ -509,7 +529,9 @@ impl Engine {
                 .iter()
                 .filter(|p| {
                     let name = p.split_once('/').map(|x| x.1).unwrap_or(p);
-                    name == id.name || crate::model::normalize_pypi_name(name) == want
+                    name == id.name
+                        || name.replace("%40", "@") == id.name
+                        || crate::model::normalize_pypi_name(name) == want
                 })
                 .cloned()
                 .collect()
@@ -580,7 +602,12 @@ impl Engine {
         if purls.is_empty() {
             return Err(AnswerError::NothingIndexed);
         }
-        if let Some(root) = name.and_then(|n| n.split(['.', ':']).next()) {
+        // `spec:Export.member` names its module; a Python name starts with its import root.
+        let root = name.map(|n| match n.split_once(':') {
+            Some((spec, _)) => spec,
+            None => n.split('.').next().unwrap_or(n),
+        });
+        if let Some(root) = root {
             let mut hits = Vec::new();
             for p in &purls {
                 let newest = all.iter().rfind(|r| &r.package == p).expect("has releases");
@@ -780,10 +807,20 @@ impl Engine {
         for (parent_iri, _, _) in &parents {
             for (p, base) in self.store.describe(release, parent_iri)? {
                 if p == crate::vocab::rg::BASE.as_str() {
-                    let name = format!("{}.{last}", term_value(&base));
-                    let found = self.lookup_stored(release, &name)?;
-                    if !found.is_empty() {
-                        return Ok(as_alias(found));
+                    let base = term_value(&base);
+                    let mut names = vec![format!("{base}.{last}")];
+                    // A JavaScript base is written as the source names it (`Base`); look for it
+                    // in the subclass's module first.
+                    if !base.contains(':')
+                        && let Some((spec, _)) = parent.split_once(':')
+                    {
+                        names.insert(0, format!("{spec}:{base}.{last}"));
+                    }
+                    for name in names {
+                        let found = self.lookup_stored(release, &name)?;
+                        if !found.is_empty() {
+                            return Ok(as_alias(found));
+                        }
                     }
                 }
             }

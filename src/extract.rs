@@ -2,6 +2,7 @@
 
 use crate::model::{PackageId, ReleaseFacts};
 
+pub mod javascript;
 pub mod openapi;
 pub mod python;
 
@@ -17,6 +18,8 @@ pub struct SourceFile {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Language {
     Python,
+    /// npm packages: JavaScript and TypeScript declarations.
+    JavaScript,
     /// An OpenAPI 3.0 or 3.1 document, JSON or YAML.
     OpenApi,
 }
@@ -25,9 +28,10 @@ impl Language {
     pub fn for_package(package: &PackageId) -> Result<Language, String> {
         match package.ecosystem.as_str() {
             "pypi" => Ok(Language::Python),
+            "npm" => Ok(Language::JavaScript),
             "generic" => Ok(Language::OpenApi),
             other => Err(format!(
-                "no extractor for '{other}' packages yet: use pkg:pypi/NAME, or pkg:generic/NAME for an OpenAPI document"
+                "no extractor for '{other}' packages: use pkg:pypi/NAME, pkg:npm/NAME, or pkg:generic/NAME for an OpenAPI document"
             )),
         }
     }
@@ -36,6 +40,7 @@ impl Language {
     pub fn reads(self, path: &str) -> bool {
         match self {
             Language::Python => path.ends_with(".py") || path.ends_with(".pyi"),
+            Language::JavaScript => javascript::reads(path),
             Language::OpenApi => {
                 path.ends_with(".json") || path.ends_with(".yaml") || path.ends_with(".yml")
             }
@@ -48,6 +53,9 @@ impl Language {
             Language::Python => {
                 "pass the folder that holds the import package (for click, the folder containing click/__init__.py), a wheel or an sdist"
             }
+            Language::JavaScript => {
+                "pass the unpacked npm package (the folder with package.json) or its .tgz; the package.json must name an entry (types, exports, main or index.js)"
+            }
             Language::OpenApi => {
                 "pass an OpenAPI 3.0 or 3.1 document (.json, .yaml or .yml) or a folder holding one"
             }
@@ -57,7 +65,42 @@ impl Language {
     pub fn extract(self, files: &[SourceFile]) -> ReleaseFacts {
         match self {
             Language::Python => python::extract(files),
+            Language::JavaScript => javascript::extract(files),
             Language::OpenApi => openapi::extract(files),
         }
     }
+}
+
+/// Maps `f` over `items` on every core: threads take the next item from a shared counter (file
+/// sizes vary a lot), and results keep the order of `items`.
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(items.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let parts: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else {
+                            break;
+                        };
+                        out.push((i, f(item)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("an extractor thread panicked"))
+            .collect()
+    });
+    let mut all: Vec<(usize, R)> = parts.into_iter().flatten().collect();
+    all.sort_by_key(|(i, _)| *i);
+    all.into_iter().map(|(_, r)| r).collect()
 }

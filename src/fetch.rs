@@ -1,32 +1,46 @@
-//! Registry fetch: a PyPI release's archive, located through the JSON API, verified by sha256
-//! and cached under the data directory.
+//! Registry fetch: a release's archive, located through the registry's JSON API (PyPI, npm),
+//! verified by the registry's digest (sha256; npm's sha512 `integrity`) and cached under the
+//! data directory.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
+use base64::Engine as _;
+use sha2::{Digest as _, Sha256, Sha512};
 
 use crate::model::PackageId;
 
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
     #[error(
-        "only PyPI packages can be fetched so far (got {0}); ingest other sources with `refgraph ingest`"
+        "only PyPI and npm packages can be fetched (got {0}); ingest other sources, such as OpenAPI specs, with `refgraph ingest`"
     )]
     UnsupportedEcosystem(String),
-    #[error("PyPI has no package named '{0}'")]
-    UnknownPackage(String),
-    #[error("PyPI has no release {version} of {name}; recent releases: {}", .recent.join(", "))]
+    #[error("{registry} has no package named '{name}'")]
+    UnknownPackage {
+        registry: &'static str,
+        name: String,
+    },
+    #[error("{registry} has no release {version} of {name}; recent releases: {}", .recent.join(", "))]
     UnknownVersion {
+        registry: &'static str,
         name: String,
         version: String,
         recent: Vec<String>,
     },
     #[error("{name} {version} has no wheel or sdist on PyPI")]
     NoArchive { name: String, version: String },
-    #[error("cannot reach PyPI for {url}: {reason}")]
+    #[error("cannot reach the registry for {url}: {reason}")]
     Http { url: String, reason: String },
-    #[error("download of {file} is corrupt: sha256 {got}, PyPI says {want}")]
+    #[error(
+        "{name} {version}: the registry gives no usable digest ({what}); refusing an unverified download"
+    )]
+    NoDigest {
+        name: String,
+        version: String,
+        what: String,
+    },
+    #[error("download of {file} is corrupt: digest {got}, the registry says {want}")]
     Checksum {
         file: String,
         got: String,
@@ -102,7 +116,15 @@ fn get_json<T: serde::de::DeserializeOwned>(url: &str) -> Result<Option<T>, Fetc
         url: url.to_string(),
         reason,
     };
-    let mut resp = agent().get(url).call().map_err(|e| http(e.to_string()))?;
+    let mut resp = agent()
+        .get(url)
+        // npm's abbreviated documents are a fraction of the full ones; PyPI ignores this.
+        .header(
+            "Accept",
+            "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8",
+        )
+        .call()
+        .map_err(|e| http(e.to_string()))?;
     match resp.status().as_u16() {
         200 => {}
         404 => return Ok(None),
@@ -157,13 +179,17 @@ pub fn fetch_pypi(
     // served by every mirror).
     let project: Option<ProjectJson> = get_json(&format!("{}/{name}/json", index_url()))?;
     let Some(mut project) = project else {
-        return Err(FetchError::UnknownPackage(name.clone()));
+        return Err(FetchError::UnknownPackage {
+            registry: "PyPI",
+            name: name.clone(),
+        });
     };
     let Some(files) = project.releases.remove(version) else {
         let mut recent: Vec<String> = project.releases.into_keys().collect();
         recent.sort_by_key(|v| crate::answer::version_key(v));
         let recent = recent.into_iter().rev().take(8).collect();
         return Err(FetchError::UnknownVersion {
+            registry: "PyPI",
             name: name.clone(),
             version: version.to_string(),
             recent,
@@ -183,9 +209,53 @@ pub fn fetch_pypi(
         name: name.clone(),
         version: version.to_string(),
     })?;
-    if file.size > MAX_DOWNLOAD {
+    download(
+        &file.url,
+        &file.filename,
+        file.size,
+        Expected::Sha256Hex(file.digests.sha256.to_lowercase()),
+        cache_dir,
+        progress,
+    )
+}
+
+/// What a download must hash to.
+enum Expected {
+    Sha256Hex(String),
+    /// Subresource integrity, `sha512-<base64>`, as npm's `dist.integrity`.
+    Sha512Base64(String),
+}
+
+impl Expected {
+    fn want(&self) -> &str {
+        match self {
+            Expected::Sha256Hex(w) | Expected::Sha512Base64(w) => w,
+        }
+    }
+
+    fn of(&self, bytes: &[u8]) -> String {
+        match self {
+            Expected::Sha256Hex(_) => hex(&Sha256::digest(bytes)),
+            Expected::Sha512Base64(_) => {
+                base64::engine::general_purpose::STANDARD.encode(Sha512::digest(bytes))
+            }
+        }
+    }
+}
+
+/// Downloads `url` into the cache (or takes the cached copy) and checks its digest: a file
+/// that does not match is never kept.
+fn download(
+    url: &str,
+    filename: &str,
+    size: u64,
+    digest: Expected,
+    cache_dir: &Path,
+    progress: &dyn Fn(u64, u64),
+) -> Result<Fetched, FetchError> {
+    if size > MAX_DOWNLOAD {
         return Err(FetchError::TooLarge {
-            file: file.filename.clone(),
+            file: filename.to_string(),
             limit: MAX_DOWNLOAD,
         });
     }
@@ -195,67 +265,151 @@ pub fn fetch_pypi(
     };
     std::fs::create_dir_all(cache_dir).map_err(cache_err(cache_dir))?;
     // The file name may come from the network: keep only its last component.
-    let safe_name = Path::new(&file.filename)
+    let safe_name = Path::new(filename)
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_else(|| "download".into());
     let target = cache_dir.join(&safe_name);
-    let want = file.digests.sha256.to_lowercase();
+    let want = digest.want().to_string();
     if let Ok(bytes) = std::fs::read(&target)
-        && hex(&Sha256::digest(&bytes)) == want
+        && digest.of(&bytes) == want
     {
         return Ok(Fetched {
             path: target,
-            url: file.url.clone(),
-            sha256: want,
+            url: url.to_string(),
+            sha256: hex(&Sha256::digest(&bytes)),
             from_cache: true,
         });
     }
     let http = |reason: String| FetchError::Http {
-        url: file.url.clone(),
+        url: url.to_string(),
         reason,
     };
-    let mut resp = agent()
-        .get(&file.url)
-        .call()
-        .map_err(|e| http(e.to_string()))?;
+    let mut resp = agent().get(url).call().map_err(|e| http(e.to_string()))?;
     if resp.status().as_u16() != 200 {
         return Err(http(format!("HTTP {}", resp.status())));
     }
-    let total = file.size;
     let mut reader = resp.body_mut().with_config().limit(MAX_DOWNLOAD).reader();
-    let tmp = cache_dir.join(format!(".{safe_name}.part"));
-    let mut out = std::fs::File::create(&tmp).map_err(cache_err(&tmp))?;
-    let mut hasher = Sha256::new();
+    let mut bytes = Vec::with_capacity(size as usize);
     let mut buf = vec![0u8; 64 * 1024];
-    let mut done = 0u64;
     loop {
         let n = reader.read(&mut buf).map_err(|e| http(e.to_string()))?;
         if n == 0 {
             break;
         }
-        hasher.update(&buf[..n]);
-        out.write_all(&buf[..n]).map_err(cache_err(&tmp))?;
-        done += n as u64;
-        progress(done, total);
+        bytes.extend_from_slice(&buf[..n]);
+        progress(bytes.len() as u64, size.max(bytes.len() as u64));
     }
-    out.sync_all().map_err(cache_err(&tmp))?;
-    let got = hex(&hasher.finalize());
+    let got = digest.of(&bytes);
     if got != want {
-        let _ = std::fs::remove_file(&tmp);
         return Err(FetchError::Checksum {
-            file: file.filename.clone(),
+            file: filename.to_string(),
             got,
             want,
         });
     }
+    let tmp = cache_dir.join(format!(".{safe_name}.part"));
+    let mut out = std::fs::File::create(&tmp).map_err(cache_err(&tmp))?;
+    out.write_all(&bytes).map_err(cache_err(&tmp))?;
+    out.sync_all().map_err(cache_err(&tmp))?;
     std::fs::rename(&tmp, &target).map_err(cache_err(&target))?;
     Ok(Fetched {
         path: target,
-        url: file.url.clone(),
-        sha256: want,
+        url: url.to_string(),
+        sha256: hex(&Sha256::digest(&bytes)),
         from_cache: false,
     })
+}
+
+fn npm_registry() -> String {
+    std::env::var("REFGRAPH_NPM_URL")
+        .unwrap_or_else(|_| "https://registry.npmjs.org".into())
+        .trim_end_matches('/')
+        .to_string()
+}
+
+#[derive(serde::Deserialize)]
+struct NpmVersion {
+    dist: NpmDist,
+}
+
+#[derive(serde::Deserialize)]
+struct NpmDist {
+    tarball: String,
+    #[serde(default)]
+    integrity: Option<String>,
+    #[serde(rename = "unpackedSize", default)]
+    _unpacked_size: Option<u64>,
+}
+
+#[derive(serde::Deserialize)]
+struct NpmPackument {
+    versions: std::collections::BTreeMap<String, NpmVersion>,
+}
+
+/// Downloads (or takes from the cache) the tarball of an npm release, checked against the
+/// registry's sha512 `integrity`.
+pub fn fetch_npm(
+    package: &PackageId,
+    version: &str,
+    cache_dir: &Path,
+    progress: &dyn Fn(u64, u64),
+) -> Result<Fetched, FetchError> {
+    if package.ecosystem != "npm" {
+        return Err(FetchError::UnsupportedEcosystem(package.purl()));
+    }
+    let name = package.display_name();
+    // `@scope/name` is one path segment to the registry.
+    let path = name.replacen('/', "%2f", usize::from(name.starts_with('@')));
+    let base = npm_registry();
+    // The per-version document is small, but some registries do not serve it for scoped
+    // packages; the (abbreviated) packument always lists every version.
+    let meta = match get_json::<NpmVersion>(&format!("{base}/{path}/{version}"))? {
+        Some(v) => v,
+        None => {
+            let Some(mut doc) = get_json::<NpmPackument>(&format!("{base}/{path}"))? else {
+                return Err(FetchError::UnknownPackage {
+                    registry: "npm",
+                    name,
+                });
+            };
+            match doc.versions.remove(version) {
+                Some(v) => v,
+                None => {
+                    let mut recent: Vec<String> = doc.versions.into_keys().collect();
+                    recent.sort_by_key(|v| crate::answer::version_key(v));
+                    return Err(FetchError::UnknownVersion {
+                        registry: "npm",
+                        name,
+                        version: version.to_string(),
+                        recent: recent.into_iter().rev().take(8).collect(),
+                    });
+                }
+            }
+        }
+    };
+    let integrity = meta
+        .dist
+        .integrity
+        .as_deref()
+        .and_then(|i| i.split_whitespace().find_map(|h| h.strip_prefix("sha512-")))
+        .ok_or_else(|| FetchError::NoDigest {
+            name: name.clone(),
+            version: version.to_string(),
+            what: "no sha512 integrity".into(),
+        })?;
+    let filename = format!(
+        "{}-{version}.tgz",
+        name.trim_start_matches('@').replace('/', "-")
+    );
+    download(
+        &meta.dist.tarball,
+        &filename,
+        0,
+        Expected::Sha512Base64(integrity.to_string()),
+        cache_dir,
+        progress,
+    )
 }
 
 /// Resolves a possibly relative file URL (mirrors serve `../../packages/...`) against the

@@ -43,8 +43,8 @@ pub enum IngestError {
     BadArchive { path: PathBuf, reason: String },
     #[error("{0} exceeds a safety limit: {1}")]
     Limit(PathBuf, String),
-    #[error("no {1:?} API found in {0}: {hint}", hint = .1.layout_hint())]
-    NoSymbols(PathBuf, Language),
+    #[error("no {1:?} API found in {0}: {2}{hint}", hint = .1.layout_hint())]
+    NoSymbols(PathBuf, Language, String),
     #[error("{0}")]
     Unsupported(String),
     #[error("{0} cannot be read: {1}")]
@@ -112,6 +112,7 @@ pub fn read_release(
     };
     let files = match language {
         Language::Python => select_package_files(files),
+        Language::JavaScript => crate::extract::javascript::select_files(files),
         Language::OpenApi => files,
     };
     Ok((files, diags))
@@ -423,7 +424,14 @@ pub fn ingest_files(
                 reasons.join("; "),
             ));
         }
-        return Err(IngestError::NoSymbols(PathBuf::from(source), language));
+        // The first problem found is usually why (a package.json that is not JSON).
+        let why = diagnostics
+            .iter()
+            .chain(&facts.diagnostics)
+            .next()
+            .map(|d| format!("{d}; "))
+            .unwrap_or_default();
+        return Err(IngestError::NoSymbols(PathBuf::from(source), language, why));
     }
     diagnostics.append(&mut facts.diagnostics);
     facts.diagnostics = diagnostics;

@@ -228,14 +228,8 @@ fn run(cli: Cli) -> Result<u8> {
                     "{} ({}) in {}",
                     d.qualified_name, d.kind, chosen.release.release
                 );
-                if let Some(sig) = &d.signature {
-                    // Operations and schemas spell their own signature (`GET /pets/{id}(...)`).
-                    let short = if sig.starts_with('(') {
-                        d.qualified_name.rsplit('.').next().unwrap_or("")
-                    } else {
-                        ""
-                    };
-                    println!("  {short}{sig}");
+                if let Some(sig) = d.display_signature() {
+                    println!("  {sig}");
                 }
                 match (&d.source.file, d.source.line) {
                     (Some(f), Some(l)) => println!("  source: {f}:{l}"),
@@ -433,12 +427,13 @@ fn add(cli: &Cli, data: &Path, releases: &[String]) -> Result<u8> {
             id = PackageId::new("pypi", &id.name);
         }
         let Some(version) = version else {
-            bail!("'{r}' has no version: write pkg:pypi/NAME@VERSION");
+            bail!("'{r}' has no version: write pkg:pypi/NAME@VERSION or pkg:npm/NAME@VERSION");
         };
+        Language::for_package(&id).map_err(anyhow::Error::msg)?;
         targets.push((id, version));
     }
     let store = Store::open(&store_path(data))?;
-    let cache = data.join("cache").join("pypi");
+
     let mut failed = 0;
     for (id, version) in targets {
         let purl = id.release_purl(&version);
@@ -453,22 +448,35 @@ fn add(cli: &Cli, data: &Path, releases: &[String]) -> Result<u8> {
             bar.set_length(total.max(done));
             bar.set_position(done);
         };
-        let result = refgraph::fetch::fetch_pypi(&id, &version, &cache, &progress)
-            .map_err(anyhow::Error::from)
-            .and_then(|fetched| {
-                bar.set_message(format!("ingesting {purl}"));
-                let (files, diags) =
-                    read_release(&fetched.path, Language::Python, &Limits::default())?;
-                Ok(ingest_files(
-                    &store,
-                    &id,
-                    &version,
-                    &files,
-                    diags,
-                    &fetched.url,
-                    Some(fetched.sha256),
-                )?)
-            });
+        let language = Language::for_package(&id).map_err(anyhow::Error::msg)?;
+        let cache = data.join("cache").join(&id.ecosystem);
+        let fetched = match language {
+            Language::JavaScript => refgraph::fetch::fetch_npm(&id, &version, &cache, &progress),
+            Language::Python => refgraph::fetch::fetch_pypi(&id, &version, &cache, &progress),
+            Language::OpenApi => {
+                bar.finish_and_clear();
+                failed += 1;
+                eprintln!(
+                    "error: {purl}: pkg:generic packages have no registry to fetch from; \
+                     ingest the spec file: refgraph ingest SPEC --package {} --version {version}",
+                    id.purl()
+                );
+                continue;
+            }
+        };
+        let result = fetched.map_err(anyhow::Error::from).and_then(|fetched| {
+            bar.set_message(format!("ingesting {purl}"));
+            let (files, diags) = read_release(&fetched.path, language, &Limits::default())?;
+            Ok(ingest_files(
+                &store,
+                &id,
+                &version,
+                &files,
+                diags,
+                &fetched.url,
+                Some(fetched.sha256),
+            )?)
+        });
         bar.finish_and_clear();
         match result {
             Ok(report) => print_report(cli, &report)?,

@@ -152,14 +152,8 @@ fn any_object_schema() -> Arc<JsonObject> {
 
 fn detail_text(d: &ApiDetail, release: &str) -> String {
     let mut t = format!("{} ({}) in {release}", d.qualified_name, d.kind);
-    if let Some(sig) = &d.signature {
-        // Operations and schemas spell their own signature (`GET /pets/{id}(...)`).
-        let short = if sig.starts_with('(') {
-            d.qualified_name.rsplit('.').next().unwrap_or("")
-        } else {
-            ""
-        };
-        t.push_str(&format!("\nsignature: {short}{sig}"));
+    if let Some(sig) = d.display_signature() {
+        t.push_str(&format!("\nsignature: {sig}"));
     }
     match (&d.source.file, d.source.line) {
         (Some(f), Some(l)) => t.push_str(&format!("\nsource: {f}:{l}")),

@@ -13,10 +13,14 @@ pub struct PackageId {
 
 impl PackageId {
     pub fn new(ecosystem: &str, name: &str) -> Self {
-        let name = if ecosystem == "pypi" {
-            normalize_pypi_name(name)
-        } else {
-            name.to_string()
+        let name = match ecosystem {
+            "pypi" => normalize_pypi_name(name),
+            // A scope's `@` is percent-encoded in a Package URL: pkg:npm/%40aws-sdk/client-s3.
+            "npm" => match name.strip_prefix('@') {
+                Some(rest) => format!("%40{rest}"),
+                None => name.to_string(),
+            },
+            _ => name.to_string(),
         };
         PackageId {
             ecosystem: ecosystem.to_string(),
@@ -27,6 +31,14 @@ impl PackageId {
     /// `pkg:pypi/click`.
     pub fn purl(&self) -> String {
         format!("pkg:{}/{}", self.ecosystem, self.name)
+    }
+
+    /// The name as the registry and users spell it: `@aws-sdk/client-s3`.
+    pub fn display_name(&self) -> String {
+        match self.name.strip_prefix("%40") {
+            Some(rest) => format!("@{rest}"),
+            None => self.name.clone(),
+        }
     }
 
     /// `pkg:pypi/click@8.1.7`: the release's IRI and named graph.
@@ -334,7 +346,13 @@ pub fn render_params(params: &[Param]) -> String {
             }
             _ => {}
         }
+        if p.kind == ParamKind::Rest {
+            s.push_str("...");
+        }
         s.push_str(&p.name);
+        if p.optional {
+            s.push('?');
+        }
         if let Some(t) = &p.annotation {
             s.push_str(": ");
             s.push_str(t);
@@ -474,6 +492,9 @@ mod tests {
         assert_eq!(v.as_deref(), Some("4.12.2"));
         let (p, v) = PackageId::parse("pkg:npm/%40aws-sdk/client-s3@3.1.0").unwrap();
         assert_eq!(p.name, "%40aws-sdk/client-s3");
+        assert_eq!(p.display_name(), "@aws-sdk/client-s3");
+        let (p, _) = PackageId::parse("pkg:npm/@aws-sdk/client-s3@3.1.0").unwrap();
+        assert_eq!(p.purl(), "pkg:npm/%40aws-sdk/client-s3");
         assert_eq!(v.as_deref(), Some("3.1.0"));
         assert!(PackageId::parse("pkg:pypi").is_err());
         assert!(PackageId::parse("pkg:pypi/x@").is_err());

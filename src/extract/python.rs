@@ -65,45 +65,12 @@ fn queries() -> &'static Queries {
     })
 }
 
-/// One parsed file: its syntax and the problems found in it.
-type Parsed = (ModuleSyntax, Vec<Diagnostic>);
-
 /// Extracts the public API of a Python release from its source files.
 pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
     let mut diagnostics = Vec::new();
     let mut modules = Vec::new();
     let chosen = choose_module_files(files);
-    // Files parse independently: threads take the next file from a shared counter (file sizes
-    // vary a lot), and results go back to their file's slot so the order stays the same.
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(chosen.len().max(1));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let parsed: Vec<Vec<(usize, Parsed)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some((module, file)) = chosen.get(i) else {
-                            break;
-                        };
-                        out.push((i, parse_module(module, file)));
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a parser thread panicked"))
-            .collect()
-    });
-    let mut parsed: Vec<(usize, Parsed)> = parsed.into_iter().flatten().collect();
-    parsed.sort_by_key(|(i, _)| *i);
-    let parsed = parsed.into_iter().map(|(_, r)| r);
+    let parsed = crate::extract::parallel_map(&chosen, |(module, file)| parse_module(module, file));
     for (syntax, mut diags) in parsed {
         diagnostics.append(&mut diags);
         modules.push(syntax);

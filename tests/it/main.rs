@@ -4,6 +4,8 @@ mod support;
 
 mod bad_input;
 mod mcp;
+mod npm_oracle;
+mod npm_samples;
 mod openapi;
 mod oracle;
 mod samples;

@@ -1,0 +1,3 @@
+export declare class StorageError extends Error {
+    readonly status: number;
+}

@@ -1,0 +1,3 @@
+module.exports = function other(x) {
+  return x +* ;
+};

@@ -1,0 +1,1000 @@
+//! npm packages (JavaScript and TypeScript declarations) to the public API of a release.
+//!
+//! 1. `package.json` names the public modules: the package entry (`types`/`typings`, the `"."`
+//!    export, `main`) and public subpaths of its `exports` map, each spelled as the specifier
+//!    users import (`commander`, `lodash/fp`).
+//! 2. Files are parsed in waves, starting at those entries and following re-exports and imports
+//!    ([`syntax::parse`]). A `.d.ts` beside a `.js` file wins: declarations carry the types.
+//! 3. Every export of every public module is followed to its declaration (cycles are cut by
+//!    depth); symbols are named `<specifier>:<export>[.<member>]`, canonical through the
+//!    declaring module when it is public, else through the package entry, else the shortest.
+
+pub mod syntax;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde_json::Value;
+
+use crate::extract::{SourceFile, parallel_map};
+use crate::model::{Diagnostic, Param, ReleaseFacts, Symbol, SymbolKind};
+use syntax::{Decl, DeclKind, Export, MemberKind, ModuleSyntax, Sig, is_declaration};
+
+/// Whether a release file is read by this extractor.
+pub fn reads(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name == "package.json"
+        || is_declaration(path)
+        || [".js", ".mjs", ".cjs"].iter().any(|e| path.ends_with(e)) && !path.ends_with(".min.js")
+}
+
+/// Keeps the files of one npm package: an npm tarball wraps them in `package/`, which is dropped;
+/// nested `node_modules` never count.
+pub fn select_files(files: Vec<SourceFile>) -> Vec<SourceFile> {
+    let has_root_manifest = files.iter().any(|f| f.path == "package.json");
+    let files: Vec<SourceFile> = if has_root_manifest {
+        files
+    } else {
+        // `package/package.json` (or another single wrapper folder).
+        let wrapper = files
+            .iter()
+            .filter_map(|f| f.path.strip_suffix("/package.json"))
+            .filter(|p| !p.contains('/'))
+            .min()
+            .map(str::to_string);
+        match wrapper {
+            Some(w) => files
+                .into_iter()
+                .filter_map(|f| {
+                    f.path.strip_prefix(&format!("{w}/")).map(|p| SourceFile {
+                        path: p.to_string(),
+                        text: f.text,
+                    })
+                })
+                .collect(),
+            None => files,
+        }
+    };
+    files
+        .into_iter()
+        .filter(|f| !f.path.split('/').any(|c| c == "node_modules"))
+        .collect()
+}
+
+/// The public modules of a package: specifier -> file, in a stable order (entry first).
+#[derive(Debug, Default)]
+struct Layout {
+    name: String,
+    entry: Option<String>,
+    modules: Vec<(String, String)>,
+}
+
+/// Which of `exports`' conditions is taken, best first: types when there are declarations.
+const CONDITIONS: &[&str] = &["types", "typings", "import", "require", "node", "default"];
+
+fn pick_condition(v: &Value, depth: usize) -> Option<String> {
+    if depth > 8 {
+        return None;
+    }
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(items) => items.iter().find_map(|i| pick_condition(i, depth + 1)),
+        Value::Object(map) => CONDITIONS
+            .iter()
+            .filter_map(|c| map.get(*c))
+            .chain(
+                map.iter()
+                    .filter(|(k, _)| !CONDITIONS.contains(&k.as_str()))
+                    .map(|(_, v)| v),
+            )
+            .find_map(|v| pick_condition(v, depth + 1)),
+        _ => None,
+    }
+}
+
+/// `./lib/index.js` -> `lib/index.js`, normalised.
+fn clean(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+fn strip_js_ext(path: &str) -> &str {
+    for e in [".d.ts", ".d.mts", ".d.cts", ".js", ".mjs", ".cjs", ".ts"] {
+        if let Some(b) = path.strip_suffix(e) {
+            return b;
+        }
+    }
+    path
+}
+
+/// The file that describes module `base` (a path without or with a JS extension): its
+/// declaration file when there is one, else the JavaScript.
+fn module_file(path: &str, files: &HashSet<&str>, declarations: bool) -> Option<String> {
+    let path = clean(path)?;
+    let base = strip_js_ext(&path);
+    let decl_ext: &[&str] = if path.ends_with(".mjs") {
+        &[".d.mts", ".d.ts"]
+    } else if path.ends_with(".cjs") {
+        &[".d.cts", ".d.ts"]
+    } else {
+        &[".d.ts", ".d.mts", ".d.cts"]
+    };
+    let mut candidates: Vec<String> = Vec::new();
+    if declarations {
+        if is_declaration(&path) {
+            candidates.push(path.clone());
+        }
+        candidates.extend(decl_ext.iter().map(|e| format!("{base}{e}")));
+        candidates.push(format!("{path}/index.d.ts"));
+    }
+    candidates.push(path.clone());
+    candidates.extend([".js", ".mjs", ".cjs"].iter().map(|e| format!("{base}{e}")));
+    candidates.push(format!("{path}/index.js"));
+    candidates
+        .into_iter()
+        .find(|c| files.contains(c.as_str()) && reads(c) && c != "package.json")
+}
+
+fn layout(manifest: &Value, files: &HashSet<&str>, diags: &mut Vec<Diagnostic>) -> Layout {
+    let name = manifest
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let declarations = files.iter().any(|f| is_declaration(f));
+    let mut out = Layout {
+        name: name.clone(),
+        ..Default::default()
+    };
+    let exports = manifest.get("exports");
+    // The `"."` export: the map itself when it holds conditions rather than subpaths.
+    let dot = match exports {
+        Some(Value::Object(m)) if m.keys().any(|k| k.starts_with('.')) => m.get(".").cloned(),
+        Some(v @ (Value::String(_) | Value::Object(_) | Value::Array(_))) => Some(v.clone()),
+        _ => None,
+    };
+    let mut entry_candidates: Vec<String> = Vec::new();
+    for key in ["types", "typings"] {
+        if let Some(s) = manifest.get(key).and_then(Value::as_str) {
+            entry_candidates.push(s.to_string());
+        }
+    }
+    if let Some(d) = &dot {
+        entry_candidates.extend(pick_condition(d, 0));
+    }
+    for key in ["main", "module"] {
+        if let Some(s) = manifest.get(key).and_then(Value::as_str) {
+            entry_candidates.push(s.to_string());
+        }
+    }
+    entry_candidates.push("index".into());
+    out.entry = entry_candidates
+        .iter()
+        .find_map(|c| module_file(c, files, declarations));
+    if let Some(e) = &out.entry {
+        out.modules.push((name.clone(), e.clone()));
+    }
+    let Some(Value::Object(map)) = exports else {
+        if exports.is_some_and(|e| !e.is_string() && !e.is_null()) {
+            diags.push(Diagnostic {
+                file: "package.json".into(),
+                line: 1,
+                message: "\"exports\" is neither a path nor an object; only the entry is public"
+                    .into(),
+            });
+        }
+        return out;
+    };
+    let mut subpaths: Vec<(String, String)> = Vec::new();
+    for (key, target) in map {
+        if key == "." || !key.starts_with("./") {
+            if !key.starts_with('.') && map.keys().any(|k| k.starts_with('.')) {
+                diags.push(Diagnostic {
+                    file: "package.json".into(),
+                    line: 1,
+                    message: format!(
+                        "\"exports\" mixes subpaths and the condition '{key}'; the condition is ignored"
+                    ),
+                });
+            }
+            continue;
+        }
+        if key.ends_with("package.json") {
+            continue;
+        }
+        if key.contains('*') {
+            if key == "./*" {
+                wildcard_modules(&name, files, declarations, &mut subpaths);
+            }
+            continue;
+        }
+        let Some(target) = pick_condition(target, 0) else {
+            continue;
+        };
+        let Some(file) = module_file(&target, files, declarations) else {
+            diags.push(Diagnostic {
+                file: "package.json".into(),
+                line: 1,
+                message: format!(
+                    "export \"{key}\" points to {target}, which is not in the package"
+                ),
+            });
+            continue;
+        };
+        let spec = format!(
+            "{name}/{}",
+            key.trim_start_matches("./").trim_end_matches('/')
+        );
+        subpaths.push((spec.trim_end_matches("/index").to_string(), file));
+    }
+    subpaths.sort();
+    for (spec, file) in subpaths {
+        if !out.modules.iter().any(|(s, f)| *s == spec || *f == file) {
+            out.modules.push((spec, file));
+        }
+    }
+    out
+}
+
+/// `"./*"`: every shipped module is public, named by its path.
+fn wildcard_modules(
+    name: &str,
+    files: &HashSet<&str>,
+    declarations: bool,
+    out: &mut Vec<(String, String)>,
+) {
+    let mut paths: Vec<&str> = files
+        .iter()
+        .copied()
+        .filter(|f| {
+            if declarations {
+                f.ends_with(".d.ts")
+            } else {
+                f.ends_with(".js") || f.ends_with(".mjs") || f.ends_with(".cjs")
+            }
+        })
+        .filter(|f| {
+            let parts: Vec<&str> = f.split('/').collect();
+            let file = parts.last().copied().unwrap_or("");
+            let hidden_dir = parts[..parts.len() - 1]
+                .iter()
+                .any(|d| d.starts_with('_') || d.starts_with('.'));
+            let top_skipped = parts.len() > 1 && ["src", "shims", "bin"].contains(&parts[0]);
+            !(file.starts_with('_') || file.ends_with(".test.d.ts") || hidden_dir || top_skipped)
+        })
+        .collect();
+    paths.sort();
+    for p in paths {
+        let spec = format!("{name}/{}", strip_js_ext(p));
+        let spec = spec.strip_suffix("/index").unwrap_or(&spec).to_string();
+        out.push((spec, p.to_string()));
+    }
+}
+
+/// Resolves an import specifier written in `from_file` to a file of this package.
+fn resolve_spec(
+    from_file: &str,
+    spec: &str,
+    layout: &Layout,
+    files: &HashSet<&str>,
+) -> Option<String> {
+    let declarations = is_declaration(from_file);
+    if spec.starts_with('.') {
+        let dir = from_file.rsplit_once('/').map_or("", |(d, _)| d);
+        return module_file(&format!("{dir}/{spec}"), files, declarations);
+    }
+    if spec == layout.name {
+        return layout.entry.clone();
+    }
+    let sub = spec.strip_prefix(&format!("{}/", layout.name))?;
+    layout
+        .modules
+        .iter()
+        .find(|(s, _)| s == spec)
+        .map(|(_, f)| f.clone())
+        .or_else(|| module_file(sub, files, declarations))
+}
+
+/// Extracts the public API of an npm release.
+pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
+    let mut facts = ReleaseFacts::default();
+    let by_path: HashMap<&str, &SourceFile> = files.iter().map(|f| (f.path.as_str(), f)).collect();
+    let names: HashSet<&str> = by_path.keys().copied().collect();
+    let Some(manifest_file) = by_path.get("package.json") else {
+        facts.diagnostics.push(Diagnostic {
+            file: "package.json".into(),
+            line: 1,
+            message: "no package.json at the package root".into(),
+        });
+        return facts;
+    };
+    let manifest: Value = match serde_json::from_slice(&manifest_file.text) {
+        Ok(v) => v,
+        Err(e) => {
+            facts.diagnostics.push(Diagnostic {
+                file: "package.json".into(),
+                line: e.line(),
+                message: format!("package.json is not valid JSON: {e}"),
+            });
+            return facts;
+        }
+    };
+    let layout = layout(&manifest, &names, &mut facts.diagnostics);
+    if layout.name.is_empty() {
+        facts.diagnostics.push(Diagnostic {
+            file: "package.json".into(),
+            line: 1,
+            message: "package.json has no \"name\"".into(),
+        });
+        return facts;
+    }
+    // Parse in waves: the public modules, then whatever they re-export or import.
+    let mut parsed: HashMap<String, ModuleSyntax> = HashMap::new();
+    let mut wave: Vec<String> = layout.modules.iter().map(|(_, f)| f.clone()).collect();
+    wave.sort();
+    wave.dedup();
+    while !wave.is_empty() {
+        let results = parallel_map(&wave, |path| {
+            let text = &by_path[path.as_str()].text;
+            syntax::parse(path, text)
+        });
+        let mut next: Vec<String> = Vec::new();
+        for m in results {
+            let specs = m
+                .exports
+                .iter()
+                .filter_map(|(_, e)| match e {
+                    Export::From { from, .. } | Export::Namespace { from } => Some(from),
+                    _ => None,
+                })
+                .chain(m.stars.iter())
+                .chain(m.imports.values().map(|i| &i.from));
+            for s in specs {
+                if let Some(f) = resolve_spec(&m.path, s, &layout, &names)
+                    && !parsed.contains_key(&f)
+                    && !wave.contains(&f)
+                {
+                    next.push(f);
+                }
+            }
+            parsed.insert(m.path.clone(), m);
+        }
+        next.sort();
+        next.dedup();
+        wave = next;
+    }
+    facts.files = parsed.len();
+    for m in parsed.values_mut() {
+        facts.diagnostics.append(&mut m.diagnostics);
+    }
+    facts
+        .diagnostics
+        .sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    let resolver = Resolver {
+        parsed: &parsed,
+        layout: &layout,
+        files: &names,
+    };
+    facts.symbols = resolver.symbols();
+    facts
+}
+
+struct Resolver<'a> {
+    parsed: &'a HashMap<String, ModuleSyntax>,
+    layout: &'a Layout,
+    files: &'a HashSet<&'a str>,
+}
+
+/// One public name of a declaration.
+#[derive(Debug, Clone)]
+struct Alias {
+    spec: String,
+    name: String,
+    is_entry: bool,
+}
+
+const MAX_DEPTH: usize = 32;
+
+impl Resolver<'_> {
+    fn module(&self, file: &str) -> Option<&ModuleSyntax> {
+        self.parsed.get(file)
+    }
+
+    fn resolve_from(&self, file: &str, spec: &str) -> Option<String> {
+        resolve_spec(file, spec, self.layout, self.files)
+    }
+
+    /// Export `name` of `file` -> the file and local name of its declaration.
+    fn resolve_export(&self, file: &str, name: &str, depth: usize) -> Option<(String, String)> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let m = self.module(file)?;
+        if let Some(e) = m.export(name) {
+            return match e {
+                Export::Namespace { .. } => None,
+                Export::From { from, name } => {
+                    let f = self.resolve_from(file, from)?;
+                    self.resolve_export(&f, name, depth + 1)
+                }
+                Export::Local(local) => self.resolve_local(file, local, depth),
+                Export::Member { local, name } => {
+                    let im = m.imports.get(local)?;
+                    let f = self.resolve_from(file, &im.from)?;
+                    if im.name == "*" || im.name == "module.exports" {
+                        self.resolve_export(&f, name, depth + 1)
+                    } else {
+                        None
+                    }
+                }
+            };
+        }
+        if name == "default" {
+            return None;
+        }
+        m.stars.iter().find_map(|s| {
+            let f = self.resolve_from(file, s)?;
+            self.resolve_export(&f, name, depth + 1)
+        })
+    }
+
+    fn resolve_local(&self, file: &str, local: &str, depth: usize) -> Option<(String, String)> {
+        let m = self.module(file)?;
+        // `const x = require("./x")` is both a variable and an import: the import says more.
+        let Some(im) = m.imports.get(local) else {
+            return m
+                .decls
+                .contains_key(local)
+                .then(|| (file.to_string(), local.to_string()));
+        };
+        let name = match im.name.as_str() {
+            // A namespace object is not one declaration.
+            "*" => return None,
+            "module.exports" => "default",
+            n => n,
+        };
+        let f = self.resolve_from(file, &im.from)?;
+        self.resolve_export(&f, name, depth + 1)
+    }
+
+    /// Every name `file` exports, `export *` included (which never re-exports `default`).
+    fn export_names(&self, file: &str, seen: &mut HashSet<String>) -> Vec<String> {
+        if !seen.insert(file.to_string()) {
+            return vec![];
+        }
+        let Some(m) = self.module(file) else {
+            return vec![];
+        };
+        let mut names: Vec<String> = m.exports.iter().map(|(n, _)| n.clone()).collect();
+        for s in &m.stars {
+            if let Some(f) = self.resolve_from(file, s) {
+                names.extend(
+                    self.export_names(&f, seen)
+                        .into_iter()
+                        .filter(|n| n != "default"),
+                );
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    fn symbols(&self) -> Vec<Symbol> {
+        let mut targets: BTreeMap<(String, String), Vec<Alias>> = BTreeMap::new();
+        let entry = self.layout.entry.as_deref();
+        for (spec, file) in &self.layout.modules {
+            for n in self.export_names(file, &mut HashSet::new()) {
+                if let Some(t) = self.resolve_export(file, &n, 0) {
+                    targets.entry(t).or_default().push(Alias {
+                        spec: spec.clone(),
+                        name: n,
+                        is_entry: Some(file.as_str()) == entry,
+                    });
+                }
+            }
+        }
+        let own_spec: HashMap<&str, &str> = self
+            .layout
+            .modules
+            .iter()
+            .map(|(s, f)| (f.as_str(), s.as_str()))
+            .collect();
+        let mut out: Vec<Symbol> = Vec::new();
+        let mut taken: HashSet<String> = HashSet::new();
+        for ((file, local), aliases) in &targets {
+            let Some(decl) = self.module(file).and_then(|m| m.decls.get(local)) else {
+                continue;
+            };
+            let mut names: Vec<String> = aliases
+                .iter()
+                .map(|a| format!("{}:{}", a.spec, a.name))
+                .collect();
+            names.sort();
+            names.dedup();
+            let canonical = own_spec
+                .get(file.as_str())
+                .filter(|own| aliases.iter().any(|a| a.spec == **own && a.name == *local))
+                .map(|own| format!("{own}:{local}"))
+                .unwrap_or_else(|| {
+                    let best = aliases
+                        .iter()
+                        .min_by(|a, b| {
+                            (
+                                !a.is_entry,
+                                a.name == "default",
+                                a.spec.len() + a.name.len(),
+                                format!("{}.{}", a.spec, a.name),
+                            )
+                                .cmp(&(
+                                    !b.is_entry,
+                                    b.name == "default",
+                                    b.spec.len() + b.name.len(),
+                                    format!("{}.{}", b.spec, b.name),
+                                ))
+                        })
+                        .expect("a target has at least one alias");
+                    format!("{}:{}", best.spec, best.name)
+                });
+            if !taken.insert(canonical.clone()) {
+                continue;
+            }
+            let display = if local.contains('.') || local == "default" {
+                canonical.rsplit(':').next().unwrap_or(local).to_string()
+            } else {
+                local.clone()
+            };
+            let others: Vec<String> = names.iter().filter(|n| **n != canonical).cloned().collect();
+            let parent = canonical.rsplit_once(':').map(|(s, _)| s.to_string());
+            self.push_decl(&mut out, decl, &canonical, &display, others, parent, file);
+        }
+        for (spec, file) in &self.layout.modules {
+            out.push(Symbol {
+                qualified_name: spec.clone(),
+                defined_in: file.clone(),
+                kind: SymbolKind::Module,
+                file: file.clone(),
+                line: 1,
+                ..Default::default()
+            });
+        }
+        out.sort_by(|a, b| a.qualified_name.cmp(&b.qualified_name));
+        out
+    }
+
+    /// The constructor a class is built with: its own, else its base class's (followed through
+    /// this package's files). `Some(None)`: no constructor anywhere, so `new X()`; `None`: the
+    /// base is outside the package (or not a class), so the signature is unknown.
+    fn constructor<'d>(
+        &'d self,
+        file: &str,
+        decl: &'d Decl,
+        depth: usize,
+    ) -> Option<Option<&'d syntax::Member>> {
+        if let Some(c) = decl
+            .members
+            .iter()
+            .find(|m| m.kind == MemberKind::Constructor)
+        {
+            return Some(Some(c));
+        }
+        let Some(base) = decl.bases.first() else {
+            return Some(None);
+        };
+        if depth > 8 || decl.kind != DeclKind::Class {
+            return None;
+        }
+        // `extends Base<T>` names `Base`; `extends ns.Base` is not followed.
+        let name = base.split('<').next().unwrap_or(base).trim();
+        let (f, local) = self.resolve_local(file, name, 0)?;
+        let base_decl = self.module(&f)?.decls.get(&local)?;
+        self.constructor(&f, base_decl, depth + 1)
+    }
+
+    /// The call signatures of a declared type, in TypeScript's order: an interface's own, then
+    /// those of the interfaces it extends; the parts of an intersection one after the other;
+    /// a type alias of a function type. Types from outside the package contribute nothing.
+    fn call_signatures(&self, file: &str, type_text: &str, depth: usize) -> Vec<Sig> {
+        if depth > 8 {
+            return vec![];
+        }
+        let mut out = Vec::new();
+        for part in split_top_level(type_text, '&') {
+            let name = part.split('<').next().unwrap_or(part).trim();
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            {
+                continue;
+            }
+            let Some((f, local)) = self.resolve_local(file, name, 0) else {
+                continue;
+            };
+            let Some(decl) = self.module(&f).and_then(|m| m.decls.get(&local)) else {
+                continue;
+            };
+            match decl.kind {
+                DeclKind::Interface => {
+                    for m in decl.members.iter().filter(|m| m.kind == MemberKind::Call) {
+                        out.extend(m.sigs.iter().cloned());
+                    }
+                    for b in &decl.bases {
+                        out.extend(self.call_signatures(&f, b, depth + 1));
+                    }
+                }
+                DeclKind::TypeAlias if !decl.sigs.is_empty() => {
+                    out.extend(decl.sigs.iter().cloned())
+                }
+                DeclKind::TypeAlias => {
+                    if let Some(t) = &decl.type_text {
+                        out.extend(self.call_signatures(&f, t, depth + 1));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_decl(
+        &self,
+        out: &mut Vec<Symbol>,
+        decl: &Decl,
+        canonical: &str,
+        display: &str,
+        aliases: Vec<String>,
+        parent: Option<String>,
+        file: &str,
+    ) {
+        let base = Symbol {
+            qualified_name: canonical.to_string(),
+            aliases: aliases.clone(),
+            defined_in: file.to_string(),
+            doc: decl.doc.text.clone(),
+            deprecation: decl.doc.deprecation(),
+            bases: decl.bases.clone(),
+            parent,
+            file: file.to_string(),
+            line: decl.line,
+            is_async: decl.is_async,
+            ..Default::default()
+        };
+        match decl.kind {
+            DeclKind::Function => {
+                let mut s = callable(base, &decl.sigs, display, "");
+                s.kind = SymbolKind::Function;
+                if s.deprecation.is_none()
+                    && !decl.sigs.is_empty()
+                    && decl.sigs.iter().all(|g| g.doc.deprecated.is_some())
+                {
+                    s.deprecation = decl.sigs[0].doc.deprecation();
+                }
+                out.push(s);
+            }
+            DeclKind::Class | DeclKind::Interface => {
+                let is_class = decl.kind == DeclKind::Class;
+                let mut s = match self.constructor(file, decl, 0) {
+                    Some(Some(c)) if is_class => callable(base, &c.sigs, display, "new "),
+                    Some(None) if is_class => Symbol {
+                        has_signature: true,
+                        signature_text: Some(format!("new {display}()")),
+                        ..base
+                    },
+                    // Inherited from a base this package does not declare: unknown, not `()`.
+                    _ => base,
+                };
+                s.kind = if is_class {
+                    SymbolKind::Class
+                } else {
+                    SymbolKind::Interface
+                };
+                out.push(s);
+                for m in &decl.members {
+                    if matches!(m.kind, MemberKind::Constructor | MemberKind::Call) {
+                        continue;
+                    }
+                    let q = format!("{canonical}.{}", m.name);
+                    let member = Symbol {
+                        qualified_name: q,
+                        aliases: aliases.iter().map(|a| format!("{a}.{}", m.name)).collect(),
+                        defined_in: file.to_string(),
+                        doc: m.doc.text.clone(),
+                        deprecation: m.doc.deprecation(),
+                        parent: Some(canonical.to_string()),
+                        file: file.to_string(),
+                        line: m.line,
+                        returns: m
+                            .type_text
+                            .clone()
+                            .filter(|_| m.kind == MemberKind::Property),
+                        ..Default::default()
+                    };
+                    let mut member = if m.kind == MemberKind::Method {
+                        callable(member, &m.sigs, &m.name, "")
+                    } else {
+                        member
+                    };
+                    member.kind = match (m.kind, m.is_static) {
+                        (MemberKind::Method, false) => SymbolKind::Method,
+                        (MemberKind::Method, true) => SymbolKind::Staticmethod,
+                        _ => SymbolKind::Property,
+                    };
+                    out.push(member);
+                }
+            }
+            // `declare const computed: IComputedFactory`, an interface with call signatures:
+            // the value is called like a function.
+            DeclKind::Variable
+                if decl
+                    .type_text
+                    .as_deref()
+                    .is_some_and(|t| !self.call_signatures(file, t, 0).is_empty()) =>
+            {
+                let sigs = self.call_signatures(file, decl.type_text.as_deref().unwrap_or(""), 0);
+                let mut s = callable(base, &sigs, display, "");
+                s.kind = SymbolKind::Function;
+                out.push(s);
+            }
+            DeclKind::TypeAlias | DeclKind::Enum | DeclKind::Variable | DeclKind::Namespace => {
+                let kind = match decl.kind {
+                    DeclKind::TypeAlias => SymbolKind::Interface,
+                    DeclKind::Enum => SymbolKind::Class,
+                    DeclKind::Namespace => SymbolKind::Module,
+                    _ => SymbolKind::Attribute,
+                };
+                out.push(Symbol {
+                    kind,
+                    returns: decl.type_text.clone(),
+                    ..base
+                });
+            }
+        }
+    }
+}
+
+/// `A & B<C & D> & E` -> `A`, `B<C & D>`, `E`.
+fn split_top_level(text: &str, sep: char) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' | '(' | '[' | '{' => depth += 1,
+            '>' | ')' | ']' | '}' => depth -= 1,
+            c if c == sep && depth == 0 => {
+                out.push(text[start..i].trim());
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push(text[start..].trim());
+    out
+}
+
+/// A function-like symbol from its signatures: the last one is the most general (TypeScript's
+/// convention for overloads, and a JavaScript implementation follows its overloads).
+fn callable(base: Symbol, sigs: &[Sig], name: &str, prefix: &str) -> Symbol {
+    let Some(last) = sigs.last() else {
+        return base;
+    };
+    let mut text = format!("{prefix}{name}({})", last.params_text);
+    if let Some(r) = &last.returns
+        && prefix.is_empty()
+    {
+        text.push_str(": ");
+        text.push_str(r);
+    }
+    let overloads: Vec<Vec<Param>> = if sigs.len() > 1 {
+        sigs.iter().map(|s| s.params.clone()).collect()
+    } else {
+        vec![]
+    };
+    Symbol {
+        params: last.params.clone(),
+        has_signature: true,
+        returns: last.returns.clone(),
+        signature_text: Some(text),
+        overloads,
+        doc: base
+            .doc
+            .clone()
+            .or_else(|| sigs.iter().find_map(|s| s.doc.text.clone())),
+        ..base
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(path: &str, text: &str) -> SourceFile {
+        SourceFile {
+            path: path.into(),
+            text: text.as_bytes().to_vec(),
+        }
+    }
+
+    fn names(facts: &ReleaseFacts) -> Vec<(&str, &str)> {
+        facts
+            .symbols
+            .iter()
+            .map(|s| (s.qualified_name.as_str(), s.kind.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn entry_reexports_and_subpaths() {
+        let files = vec![
+            f(
+                "package/package.json",
+                r#"{"name": "@acme/kit", "types": "dist/index.d.ts", "main": "dist/index.js",
+                    "exports": {".": {"types": "./dist/index.d.ts", "default": "./dist/index.js"},
+                                "./fp": "./dist/fp/index.js", "./package.json": "./package.json"}}"#,
+            ),
+            f(
+                "package/dist/index.d.ts",
+                "export * from './client';\nexport { helper as util } from './util';\nexport default class Kit {}\n",
+            ),
+            f(
+                "package/dist/client.d.ts",
+                "export declare class Client {\n  constructor(url: string, opts?: object);\n  send(cmd: Command, ...rest: any[]): Promise<void>;\n}\nexport interface Command { name: string }\n",
+            ),
+            f(
+                "package/dist/util.d.ts",
+                "export declare function helper(a: number): number;\n",
+            ),
+            f(
+                "package/dist/fp/index.d.ts",
+                "export { helper as map } from '../util';\n",
+            ),
+            f("package/dist/fp/index.js", "exports.map = 1;\n"),
+            f(
+                "package/node_modules/dep/index.d.ts",
+                "export declare const x: 1;\n",
+            ),
+        ];
+        let files = select_files(files);
+        let facts = extract(&files);
+        assert!(facts.diagnostics.is_empty(), "{:?}", facts.diagnostics);
+        assert_eq!(
+            names(&facts),
+            vec![
+                ("@acme/kit", "module"),
+                ("@acme/kit/fp", "module"),
+                ("@acme/kit:Client", "class"),
+                ("@acme/kit:Client.send", "method"),
+                ("@acme/kit:Command", "interface"),
+                ("@acme/kit:Command.name", "property"),
+                ("@acme/kit:default", "class"),
+                ("@acme/kit:util", "function"),
+            ]
+        );
+        let client = &facts.symbols[2];
+        assert_eq!(
+            client.signature().as_deref(),
+            Some("new Client(url: string, opts?: object)")
+        );
+        assert_eq!(client.file, "dist/client.d.ts");
+        let send = &facts.symbols[3];
+        assert_eq!(send.params[1].kind, crate::model::ParamKind::Rest);
+        let util = &facts.symbols[7];
+        assert_eq!(util.aliases, vec!["@acme/kit/fp:map"]);
+    }
+
+    #[test]
+    fn plain_commonjs_package() {
+        let files = vec![
+            f(
+                "package.json",
+                r#"{"name": "plain", "main": "lib/index.js"}"#,
+            ),
+            f(
+                "lib/index.js",
+                "const { Widget } = require('./widget');\nfunction make(kind, size = 1) { return new Widget(kind); }\nmodule.exports = { make, Widget };\n",
+            ),
+            f(
+                "lib/widget.js",
+                "class Widget { constructor(kind) {} draw(ctx, ...layers) {} }\nexports.Widget = Widget;\n",
+            ),
+        ];
+        let facts = extract(&files);
+        assert_eq!(
+            names(&facts),
+            vec![
+                ("plain", "module"),
+                ("plain:Widget", "class"),
+                ("plain:Widget.draw", "method"),
+                ("plain:make", "function"),
+            ]
+        );
+        assert_eq!(
+            facts.symbols[3].signature().as_deref(),
+            Some("make(kind, size = 1)")
+        );
+        assert_eq!(facts.symbols[1].file, "lib/widget.js");
+    }
+
+    #[test]
+    fn required_modules_export_their_module_exports() {
+        let files = vec![
+            f("package.json", r#"{"name": "sv", "main": "index.js"}"#),
+            f(
+                "index.js",
+                "const parse = require('./functions/parse')\nconst SemVer = require('./classes/semver')\nmodule.exports = { parse, SemVer, valid: require('./functions/valid') }\n",
+            ),
+            f(
+                "functions/parse.js",
+                "const parse = (version, options, throwErrors = false) => {}\nmodule.exports = parse\n",
+            ),
+            f(
+                "functions/valid.js",
+                "module.exports = function valid(v, opts) {}\n",
+            ),
+            f(
+                "classes/semver.js",
+                "class SemVer { constructor(version, options) {} compare(other) {} }\nmodule.exports = SemVer\n",
+            ),
+        ];
+        let facts = extract(&files);
+        assert_eq!(
+            names(&facts),
+            vec![
+                ("sv", "module"),
+                ("sv:SemVer", "class"),
+                ("sv:SemVer.compare", "method"),
+                ("sv:parse", "function"),
+                ("sv:valid", "function"),
+            ],
+        );
+        assert_eq!(
+            facts.symbols[3].signature().as_deref(),
+            Some("parse(version, options, throwErrors = false)")
+        );
+    }
+
+    #[test]
+    fn cycles_and_broken_manifests_do_not_hang() {
+        let files = vec![
+            f("package.json", r#"{"name": "loop", "types": "a.d.ts"}"#),
+            f(
+                "a.d.ts",
+                "export * from './b';\nexport declare const a: 1;\n",
+            ),
+            f(
+                "b.d.ts",
+                "export * from './a';\nexport { nothing } from './a';\n",
+            ),
+        ];
+        let facts = extract(&files);
+        assert_eq!(
+            names(&facts),
+            vec![("loop", "module"), ("loop:a", "attribute")]
+        );
+        let facts = extract(&[f("package.json", "{ not json")]);
+        assert!(facts.symbols.is_empty());
+        assert!(facts.diagnostics[0].message.contains("not valid JSON"));
+        let facts = extract(&[
+            f(
+                "package.json",
+                r#"{"name": "x", "main": "i.js", "exports": 42}"#,
+            ),
+            f("i.js", "exports.y = function (q) {};\n"),
+        ]);
+        assert!(
+            facts.diagnostics[0].message.contains("\"exports\""),
+            "{:?}",
+            facts.diagnostics
+        );
+        assert_eq!(names(&facts), vec![("x", "module"), ("x:y", "function")]);
+    }
+}

@@ -1,0 +1,274 @@
+//! npm releases end to end on the samples written for these tests (samples/npm): exact
+//! answers, version questions across two releases, and bad input that loses nothing.
+
+use std::path::{Path, PathBuf};
+
+use refgraph::answer::{AnswerError, Engine};
+use refgraph::extract::Language;
+use refgraph::ingest::{IngestError, IngestReport, Limits, ingest_files, read_release};
+use refgraph::model::PackageId;
+use refgraph::store::Store;
+
+use crate::support::repo;
+
+fn npm_sample(dir: &str) -> PathBuf {
+    repo().join("samples/npm").join(dir)
+}
+
+fn ingest_npm(
+    store: &Store,
+    path: &Path,
+    name: &str,
+    version: &str,
+) -> Result<IngestReport, IngestError> {
+    let (files, diags) = read_release(path, Language::JavaScript, &Limits::default())?;
+    ingest_files(
+        store,
+        &PackageId::new("npm", name),
+        version,
+        &files,
+        diags,
+        &path.display().to_string(),
+        None,
+    )
+}
+
+fn acme() -> (Store, Engine) {
+    let store = Store::in_memory();
+    for v in ["1.0.0", "2.0.0"] {
+        ingest_npm(
+            &store,
+            &npm_sample(&format!("acme-storage-{v}")),
+            "@acme/storage",
+            v,
+        )
+        .unwrap();
+    }
+    (store.clone(), Engine::new(store))
+}
+
+fn snapshot(e: &Engine) -> String {
+    let v1 = e
+        .choose(Some("@acme/storage"), Some("1.0.0"), None)
+        .unwrap();
+    let d = e
+        .api_detail(&v1, "@acme/storage:StorageClient.list")
+        .unwrap();
+    let l = e.list(&v1, None, None, 1000, None).unwrap();
+    format!(
+        "{}\n{}",
+        serde_json::to_string(&d).unwrap(),
+        serde_json::to_string(&l).unwrap()
+    )
+}
+
+#[test]
+fn declarations_give_exact_signatures_and_javascript_is_not_needed() {
+    let (_, e) = acme();
+    let v1 = e
+        .choose(Some("pkg:npm/%40acme/storage"), Some("1.0.0"), None)
+        .unwrap();
+    assert_eq!(v1.release.release, "pkg:npm/%40acme/storage@1.0.0");
+    let get = e
+        .api_detail(&v1, "@acme/storage:StorageClient.get")
+        .unwrap();
+    assert_eq!(get.kind, "method");
+    assert_eq!(
+        get.signature.as_deref(),
+        Some("get(key: string): Promise<Uint8Array>")
+    );
+    assert_eq!(get.source.file.as_deref(), Some("dist/client.d.ts"));
+    assert_eq!(get.source.line, Some(9));
+    let list = e
+        .api_detail(&v1, "@acme/storage:StorageClient.list")
+        .unwrap();
+    let params: Vec<(&str, &str, bool, Option<&str>)> = list
+        .params
+        .iter()
+        .map(|p| {
+            (
+                p.name.as_str(),
+                p.kind.as_str(),
+                p.required,
+                p.type_.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        params,
+        vec![
+            ("prefix", "positional", false, Some("string")),
+            ("fields", "rest", false, Some("string[]")),
+        ]
+    );
+    let class = e.api_detail(&v1, "@acme/storage:StorageClient").unwrap();
+    assert_eq!(
+        class.signature.as_deref(),
+        Some("new StorageClient(endpoint: string, options?: ClientOptions)")
+    );
+    // `export *` re-exports; a private member is not public API.
+    assert!(e.api_detail(&v1, "@acme/storage:StorageError").is_ok());
+    match e.api_detail(&v1, "@acme/storage:StorageClient.sign") {
+        Err(AnswerError::NotFound { .. }) => {}
+        other => panic!("private member answered: {other:?}"),
+    }
+    let put = e
+        .api_detail(&v1, "@acme/storage:StorageClient.put")
+        .unwrap();
+    let dep = put.deprecation.expect("@deprecated is read");
+    assert_eq!(dep.message.as_deref(), Some("use upload() instead"));
+}
+
+#[test]
+fn versions_of_an_npm_package_are_told_apart() {
+    let (_, e) = acme();
+    let put = e
+        .check_version(
+            Some("@acme/storage"),
+            "@acme/storage:StorageClient.put",
+            None,
+        )
+        .unwrap();
+    assert_eq!(put.introduced_in.as_deref(), Some("1.0.0"));
+    assert_eq!(put.removed_in.as_deref(), Some("2.0.0"));
+    let del = e
+        .check_version(
+            Some("@acme/storage"),
+            "@acme/storage:StorageClient.delete",
+            Some("1.0.0"),
+        )
+        .unwrap();
+    assert_eq!(del.available_in_requested, Some(false));
+    assert_eq!(del.introduced_in.as_deref(), Some("2.0.0"));
+    let v2 = e
+        .choose(Some("@acme/storage"), Some("2.0.0"), None)
+        .unwrap();
+    // A public subpath of the exports map is its own specifier.
+    let retry = e.api_detail(&v2, "@acme/storage/retry:withRetry").unwrap();
+    assert_eq!(
+        retry.signature.as_deref(),
+        Some("withRetry(fn: () => Promise<T>, policy?: RetryPolicy): Promise<T>")
+    );
+    let upload = e.api_detail(&v2, "@acme/storage:upload").unwrap();
+    assert_eq!(upload.params.len(), 4);
+    assert_eq!(upload.params[3].name, "options");
+    assert!(!upload.params[3].required);
+    // Never another version's answer.
+    match e.choose(Some("@acme/storage"), Some("3.0.0"), None) {
+        Err(AnswerError::VersionNotIndexed { indexed, .. }) => {
+            assert_eq!(indexed, vec!["1.0.0", "2.0.0"])
+        }
+        other => panic!("expected VersionNotIndexed, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_broken_npm_package_gets_diagnostics_and_keeps_what_parses() {
+    let (store, e) = acme();
+    let before = snapshot(&e);
+    let report = ingest_npm(&store, &npm_sample("broken-0.1.0"), "broken", "0.1.0").unwrap();
+    let messages: Vec<String> = report.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("lib/other.js:2:") && m.contains("syntax error")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.contains("\"./missing\"")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.contains("condition 'import'")),
+        "{messages:?}"
+    );
+    let b = e.choose(Some("broken"), Some("0.1.0"), None).unwrap();
+    let ok = e.api_detail(&b, "broken:ok").unwrap();
+    assert_eq!(ok.signature.as_deref(), Some("ok(a, b = 2)"));
+    assert_eq!(snapshot(&e), before, "other releases answer as before");
+}
+
+/// A tar.gz holding `entries` (path, bytes), with paths written raw so `../` survives.
+fn raw_tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut tar = Vec::new();
+    for (path, data) in entries {
+        let mut header = [0u8; 512];
+        header[..path.len()].copy_from_slice(path.as_bytes());
+        header[100..107].copy_from_slice(b"0000644");
+        header[108..115].copy_from_slice(b"0000000");
+        header[116..123].copy_from_slice(b"0000000");
+        header[124..135].copy_from_slice(format!("{:011o}", data.len()).as_bytes());
+        header[136..147].copy_from_slice(b"00000000000");
+        header[156] = b'0';
+        header[257..263].copy_from_slice(b"ustar\0");
+        header[263..265].copy_from_slice(b"00");
+        header[148..156].copy_from_slice(b"        ");
+        let sum: u32 = header.iter().map(|b| *b as u32).sum();
+        header[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
+        tar.extend_from_slice(&header);
+        tar.extend_from_slice(data);
+        tar.resize(tar.len().div_ceil(512) * 512, 0);
+    }
+    tar.resize(tar.len() + 1024, 0);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &tar).unwrap();
+    gz.finish().unwrap()
+}
+
+#[test]
+fn a_tarball_with_parent_paths_writes_nothing_outside_and_ingests_the_rest() {
+    let (store, e) = acme();
+    let before = snapshot(&e);
+    let dir = tempfile::tempdir().unwrap();
+    let inner = dir.path().join("cache");
+    std::fs::create_dir_all(&inner).unwrap();
+    let tgz = inner.join("evil-1.0.0.tgz");
+    std::fs::write(
+        &tgz,
+        raw_tgz(&[
+            (
+                "package/package.json",
+                br#"{"name": "evil", "main": "index.js"}"#,
+            ),
+            ("package/index.js", b"exports.fine = function (x) {};\n"),
+            ("package/../../escaped.js", b"exports.bad = 1;\n"),
+            ("../escaped2.js", b"exports.bad = 2;\n"),
+        ]),
+    )
+    .unwrap();
+    let report = ingest_npm(&store, &tgz, "evil", "1.0.0").unwrap();
+    let unsafe_paths = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.contains("unsafe path"))
+        .count();
+    assert_eq!(unsafe_paths, 2, "{:?}", report.diagnostics);
+    for p in [
+        dir.path().join("escaped.js"),
+        dir.path().join("escaped2.js"),
+        inner.join("escaped.js"),
+    ] {
+        assert!(!p.exists(), "{} was written", p.display());
+    }
+    let ev = e.choose(Some("evil"), Some("1.0.0"), None).unwrap();
+    assert!(e.api_detail(&ev, "evil:fine").is_ok());
+    match e.api_detail(&ev, "evil:bad") {
+        Err(AnswerError::NotFound { .. }) => {}
+        other => panic!("a file outside the package was read: {other:?}"),
+    }
+    // A truncated tarball is refused as a whole.
+    let bytes = std::fs::read(&tgz).unwrap();
+    let cut = inner.join("cut-1.0.0.tgz");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    assert!(matches!(
+        ingest_npm(&store, &cut, "cut", "1.0.0"),
+        Err(IngestError::BadArchive { .. })
+    ));
+    // A package.json that is not JSON is a clear error, not an empty release.
+    let bad = tempfile::tempdir().unwrap();
+    std::fs::write(bad.path().join("package.json"), "{ \"name\": ").unwrap();
+    std::fs::write(bad.path().join("index.js"), "exports.a = 1;\n").unwrap();
+    let err = ingest_npm(&store, bad.path(), "bad", "1.0.0").unwrap_err();
+    assert!(err.to_string().contains("no JavaScript API found"), "{err}");
+    assert_eq!(snapshot(&e), before, "other releases answer as before");
+}
