@@ -386,8 +386,10 @@ pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
         files: &names,
         tables: RefCell::default(),
         building: RefCell::default(),
+        locals: RefCell::default(),
     };
     facts.symbols = resolver.symbols();
+    locate_in_javascript(&mut facts.symbols, &resolver.locals.borrow(), &by_path);
     facts
 }
 
@@ -399,6 +401,8 @@ struct Resolver<'a> {
     /// through hundreds of `export *` lines, so resolving name by name is quadratic.
     tables: RefCell<HashMap<String, Rc<ExportTable>>>,
     building: RefCell<HashSet<String>>,
+    /// Symbol -> (local declaration name, member name), to find it in the JavaScript.
+    locals: RefCell<HashMap<String, (String, Option<String>)>>,
 }
 
 /// Export name -> (declaring file, local name).
@@ -561,7 +565,16 @@ impl Resolver<'_> {
             };
             let others: Vec<String> = names.iter().filter(|n| **n != canonical).cloned().collect();
             let parent = canonical.rsplit_once(':').map(|(s, _)| s.to_string());
+            let first = out.len();
             self.push_decl(&mut out, decl, &canonical, &display, others, parent, file);
+            // Where the implementation is: the JavaScript beside a declaration file.
+            for s in &mut out[first..] {
+                let member = s.qualified_name.strip_prefix(&format!("{canonical}."));
+                self.locals.borrow_mut().insert(
+                    s.qualified_name.clone(),
+                    (local.clone(), member.map(str::to_string)),
+                );
+            }
         }
         for (spec, file) in &self.layout.modules {
             out.push(Symbol {
@@ -765,6 +778,64 @@ impl Resolver<'_> {
                     ..base
                 });
             }
+        }
+    }
+}
+
+/// The `.js` (`.mjs`, `.cjs`) file a declaration file describes: `dist/a.d.ts` -> `dist/a.js`.
+fn javascript_beside(declaration: &str, files: &HashMap<&str, &SourceFile>) -> Option<String> {
+    let (base, exts): (&str, &[&str]) = if let Some(b) = declaration.strip_suffix(".d.ts") {
+        (b, &[".js", ".cjs", ".mjs"])
+    } else if let Some(b) = declaration.strip_suffix(".d.mts") {
+        (b, &[".mjs"])
+    } else if let Some(b) = declaration.strip_suffix(".d.cts") {
+        (b, &[".cjs"])
+    } else {
+        return None;
+    };
+    exts.iter()
+        .map(|e| format!("{base}{e}"))
+        .find(|p| files.contains_key(p.as_str()))
+}
+
+/// Where both a `.d.ts` and the `.js` beside it describe a symbol, the declaration gave the
+/// signature and the JavaScript gives the source location (`defined_in` keeps the `.d.ts`).
+fn locate_in_javascript(
+    symbols: &mut [Symbol],
+    locals: &HashMap<String, (String, Option<String>)>,
+    files: &HashMap<&str, &SourceFile>,
+) {
+    let mut pairs: Vec<(String, String)> = symbols
+        .iter()
+        .filter(|s| is_declaration(&s.file))
+        .filter_map(|s| javascript_beside(&s.file, files).map(|j| (s.file.clone(), j)))
+        .collect();
+    pairs.sort();
+    pairs.dedup();
+    let parsed = parallel_map(&pairs, |(_, js)| {
+        syntax::parse(js, &files[js.as_str()].text)
+    });
+    let by_decl: HashMap<&str, &ModuleSyntax> = pairs
+        .iter()
+        .map(|(d, _)| d.as_str())
+        .zip(parsed.iter())
+        .collect();
+    for s in symbols.iter_mut() {
+        let (Some(js), Some((local, member))) =
+            (by_decl.get(s.file.as_str()), locals.get(&s.qualified_name))
+        else {
+            continue;
+        };
+        let Some(decl) = js.decls.get(local) else {
+            continue;
+        };
+        let line = match member {
+            None => Some(decl.line),
+            Some(m) => decl.members.iter().find(|x| x.name == *m).map(|x| x.line),
+        };
+        if let Some(line) = line {
+            s.file = js.path.clone();
+            s.line = line;
         }
     }
 }
