@@ -11,7 +11,9 @@
 
 pub mod syntax;
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
 
 use serde_json::Value;
 
@@ -382,8 +384,12 @@ pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
         parsed: &parsed,
         layout: &layout,
         files: &names,
+        tables: RefCell::default(),
+        building: RefCell::default(),
+        locals: RefCell::default(),
     };
     facts.symbols = resolver.symbols();
+    locate_in_javascript(&mut facts.symbols, &resolver.locals.borrow(), &by_path);
     facts
 }
 
@@ -391,7 +397,16 @@ struct Resolver<'a> {
     parsed: &'a HashMap<String, ModuleSyntax>,
     layout: &'a Layout,
     files: &'a HashSet<&'a str>,
+    /// Every module's resolved export table, built once: SDKs re-export thousands of names
+    /// through hundreds of `export *` lines, so resolving name by name is quadratic.
+    tables: RefCell<HashMap<String, Rc<ExportTable>>>,
+    building: RefCell<HashSet<String>>,
+    /// Symbol -> (local declaration name, member name), to find it in the JavaScript.
+    locals: RefCell<HashMap<String, (String, Option<String>)>>,
 }
+
+/// Export name -> (declaring file, local name).
+type ExportTable = BTreeMap<String, (String, String)>;
 
 /// One public name of a declaration.
 #[derive(Debug, Clone)]
@@ -414,36 +429,57 @@ impl Resolver<'_> {
 
     /// Export `name` of `file` -> the file and local name of its declaration.
     fn resolve_export(&self, file: &str, name: &str, depth: usize) -> Option<(String, String)> {
-        if depth > MAX_DEPTH {
-            return None;
+        self.table(file, depth).get(name).cloned()
+    }
+
+    /// Everything `file` exports, resolved to declarations; `export *` adds what the module
+    /// does not export itself, never `default`. A module met again while its own table is
+    /// being built (a re-export cycle) contributes nothing on that path.
+    fn table(&self, file: &str, depth: usize) -> Rc<ExportTable> {
+        if let Some(t) = self.tables.borrow().get(file) {
+            return t.clone();
         }
-        let m = self.module(file)?;
-        if let Some(e) = m.export(name) {
-            return match e {
+        let Some(m) = self.module(file) else {
+            return Rc::default();
+        };
+        if depth > MAX_DEPTH || !self.building.borrow_mut().insert(file.to_string()) {
+            return Rc::default();
+        }
+        let mut table = ExportTable::new();
+        for (name, e) in &m.exports {
+            let target = match e {
                 Export::Namespace { .. } => None,
-                Export::From { from, name } => {
-                    let f = self.resolve_from(file, from)?;
-                    self.resolve_export(&f, name, depth + 1)
-                }
+                Export::From { from, name } => self
+                    .resolve_from(file, from)
+                    .and_then(|f| self.resolve_export(&f, name, depth + 1)),
                 Export::Local(local) => self.resolve_local(file, local, depth),
-                Export::Member { local, name } => {
-                    let im = m.imports.get(local)?;
-                    let f = self.resolve_from(file, &im.from)?;
-                    if im.name == "*" || im.name == "module.exports" {
-                        self.resolve_export(&f, name, depth + 1)
-                    } else {
-                        None
-                    }
-                }
+                Export::Member { local, name } => m
+                    .imports
+                    .get(local)
+                    .filter(|im| im.name == "*" || im.name == "module.exports")
+                    .and_then(|im| self.resolve_from(file, &im.from))
+                    .and_then(|f| self.resolve_export(&f, name, depth + 1)),
             };
+            if let Some(t) = target {
+                table.insert(name.clone(), t);
+            }
         }
-        if name == "default" {
-            return None;
+        for s in &m.stars {
+            let Some(f) = self.resolve_from(file, s) else {
+                continue;
+            };
+            for (n, t) in self.table(&f, depth + 1).iter() {
+                if n != "default" && m.export(n).is_none() && !table.contains_key(n) {
+                    table.insert(n.clone(), t.clone());
+                }
+            }
         }
-        m.stars.iter().find_map(|s| {
-            let f = self.resolve_from(file, s)?;
-            self.resolve_export(&f, name, depth + 1)
-        })
+        self.building.borrow_mut().remove(file);
+        let table = Rc::new(table);
+        self.tables
+            .borrow_mut()
+            .insert(file.to_string(), table.clone());
+        table
     }
 
     fn resolve_local(&self, file: &str, local: &str, depth: usize) -> Option<(String, String)> {
@@ -465,41 +501,16 @@ impl Resolver<'_> {
         self.resolve_export(&f, name, depth + 1)
     }
 
-    /// Every name `file` exports, `export *` included (which never re-exports `default`).
-    fn export_names(&self, file: &str, seen: &mut HashSet<String>) -> Vec<String> {
-        if !seen.insert(file.to_string()) {
-            return vec![];
-        }
-        let Some(m) = self.module(file) else {
-            return vec![];
-        };
-        let mut names: Vec<String> = m.exports.iter().map(|(n, _)| n.clone()).collect();
-        for s in &m.stars {
-            if let Some(f) = self.resolve_from(file, s) {
-                names.extend(
-                    self.export_names(&f, seen)
-                        .into_iter()
-                        .filter(|n| n != "default"),
-                );
-            }
-        }
-        names.sort();
-        names.dedup();
-        names
-    }
-
     fn symbols(&self) -> Vec<Symbol> {
         let mut targets: BTreeMap<(String, String), Vec<Alias>> = BTreeMap::new();
         let entry = self.layout.entry.as_deref();
         for (spec, file) in &self.layout.modules {
-            for n in self.export_names(file, &mut HashSet::new()) {
-                if let Some(t) = self.resolve_export(file, &n, 0) {
-                    targets.entry(t).or_default().push(Alias {
-                        spec: spec.clone(),
-                        name: n,
-                        is_entry: Some(file.as_str()) == entry,
-                    });
-                }
+            for (n, t) in self.table(file, 0).iter() {
+                targets.entry(t.clone()).or_default().push(Alias {
+                    spec: spec.clone(),
+                    name: n.clone(),
+                    is_entry: Some(file.as_str()) == entry,
+                });
             }
         }
         let own_spec: HashMap<&str, &str> = self
@@ -554,7 +565,16 @@ impl Resolver<'_> {
             };
             let others: Vec<String> = names.iter().filter(|n| **n != canonical).cloned().collect();
             let parent = canonical.rsplit_once(':').map(|(s, _)| s.to_string());
+            let first = out.len();
             self.push_decl(&mut out, decl, &canonical, &display, others, parent, file);
+            // Where the implementation is: the JavaScript beside a declaration file.
+            for s in &mut out[first..] {
+                let member = s.qualified_name.strip_prefix(&format!("{canonical}."));
+                self.locals.borrow_mut().insert(
+                    s.qualified_name.clone(),
+                    (local.clone(), member.map(str::to_string)),
+                );
+            }
         }
         for (spec, file) in &self.layout.modules {
             out.push(Symbol {
@@ -758,6 +778,64 @@ impl Resolver<'_> {
                     ..base
                 });
             }
+        }
+    }
+}
+
+/// The `.js` (`.mjs`, `.cjs`) file a declaration file describes: `dist/a.d.ts` -> `dist/a.js`.
+fn javascript_beside(declaration: &str, files: &HashMap<&str, &SourceFile>) -> Option<String> {
+    let (base, exts): (&str, &[&str]) = if let Some(b) = declaration.strip_suffix(".d.ts") {
+        (b, &[".js", ".cjs", ".mjs"])
+    } else if let Some(b) = declaration.strip_suffix(".d.mts") {
+        (b, &[".mjs"])
+    } else if let Some(b) = declaration.strip_suffix(".d.cts") {
+        (b, &[".cjs"])
+    } else {
+        return None;
+    };
+    exts.iter()
+        .map(|e| format!("{base}{e}"))
+        .find(|p| files.contains_key(p.as_str()))
+}
+
+/// Where both a `.d.ts` and the `.js` beside it describe a symbol, the declaration gave the
+/// signature and the JavaScript gives the source location (`defined_in` keeps the `.d.ts`).
+fn locate_in_javascript(
+    symbols: &mut [Symbol],
+    locals: &HashMap<String, (String, Option<String>)>,
+    files: &HashMap<&str, &SourceFile>,
+) {
+    let mut pairs: Vec<(String, String)> = symbols
+        .iter()
+        .filter(|s| is_declaration(&s.file))
+        .filter_map(|s| javascript_beside(&s.file, files).map(|j| (s.file.clone(), j)))
+        .collect();
+    pairs.sort();
+    pairs.dedup();
+    let parsed = parallel_map(&pairs, |(_, js)| {
+        syntax::parse(js, &files[js.as_str()].text)
+    });
+    let by_decl: HashMap<&str, &ModuleSyntax> = pairs
+        .iter()
+        .map(|(d, _)| d.as_str())
+        .zip(parsed.iter())
+        .collect();
+    for s in symbols.iter_mut() {
+        let (Some(js), Some((local, member))) =
+            (by_decl.get(s.file.as_str()), locals.get(&s.qualified_name))
+        else {
+            continue;
+        };
+        let Some(decl) = js.decls.get(local) else {
+            continue;
+        };
+        let line = match member {
+            None => Some(decl.line),
+            Some(m) => decl.members.iter().find(|x| x.name == *m).map(|x| x.line),
+        };
+        if let Some(line) = line {
+            s.file = js.path.clone();
+            s.line = line;
         }
     }
 }

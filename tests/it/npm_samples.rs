@@ -77,8 +77,10 @@ fn declarations_give_exact_signatures_and_javascript_is_not_needed() {
         get.signature.as_deref(),
         Some("get(key: string): Promise<Uint8Array>")
     );
-    assert_eq!(get.source.file.as_deref(), Some("dist/client.d.ts"));
-    assert_eq!(get.source.line, Some(9));
+    // The declaration gives the signature, the JavaScript beside it the source location.
+    assert_eq!(get.source.file.as_deref(), Some("dist/client.js"));
+    assert_eq!(get.source.line, Some(8));
+    assert_eq!(get.defined_in.as_deref(), Some("dist/client.d.ts"));
     let list = e
         .api_detail(&v1, "@acme/storage:StorageClient.list")
         .unwrap();
