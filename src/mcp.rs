@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
@@ -148,6 +147,25 @@ fn to_value<T: Serialize>(v: &T) -> Result<serde_json::Value, ErrorData> {
 
 fn any_object_schema() -> Arc<JsonObject> {
     schema_for_output::<SparqlOutput>()
+}
+
+/// A tool's outputSchema, in JSON Schema draft-07 (with its `$schema`): the same constraints as
+/// 2020-12 for these types, and clients that check every result against it do so about four
+/// times faster (the official Python SDK re-validates the schema itself on each call: 44 ms per
+/// `get_api_detail` result against 2020-12, 10 ms against draft-07). Top-level title and
+/// description are left out, as rmcp does.
+fn schema_for_output<T: schemars::JsonSchema>() -> Arc<JsonObject> {
+    let schema = schemars::generate::SchemaSettings::draft07()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let mut object = match serde_json::to_value(schema) {
+        Ok(serde_json::Value::Object(o)) => o,
+        _ => JsonObject::new(),
+    };
+    object.remove("title");
+    object.remove("description");
+    Arc::new(object)
 }
 
 fn detail_text(d: &ApiDetail, release: &str) -> String {
