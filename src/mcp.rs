@@ -16,11 +16,13 @@ use crate::answer::{AnswerError, ApiDetail, ApiList, Candidate, Chosen, Engine, 
 /// Arguments of `get_api_detail`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ApiDetailArgs {
-    /// Dotted public name, e.g. `click.Group.command` or `requests.Session.get`. Inherited
-    /// members resolve on the subclass. An unknown or misspelt name returns ranked candidates.
+    /// Public name. Python: dotted import path (`click.Group.command`). npm:
+    /// `<specifier>:<export>[.<member>]` (`commander:Command.option`, `express:default`).
+    /// OpenAPI: operationId or `METHOD /path`. Inherited members resolve on the subclass. An
+    /// unknown or misspelt name returns ranked candidates.
     pub name: String,
-    /// Package URL (`pkg:pypi/click`) or bare name (`click`); may be omitted when the name's
-    /// first component identifies one indexed package.
+    /// Package URL (`pkg:pypi/click`, `pkg:npm/%40aws-sdk/client-s3`) or bare name (`click`);
+    /// may be omitted when the name's first component identifies one indexed package.
     pub package: Option<String>,
     /// Exact release version (`8.1.7`). Omitted: the newest indexed release, stated as such.
     /// A version that is not indexed is an error listing the indexed ones.
@@ -30,7 +32,8 @@ pub struct ApiDetailArgs {
 /// Arguments of `check_version`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CheckVersionArgs {
-    /// Dotted public name, e.g. `click.get_terminal_size`.
+    /// Public name, as for get_api_detail: `click.get_terminal_size`,
+    /// `commander:Option.conflicts`, `getPetById`.
     pub name: String,
     /// Package URL (`pkg:pypi/click`) or bare name.
     pub package: Option<String>,
