@@ -54,12 +54,20 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Fetch releases from PyPI (verified by sha256, cached) and ingest them
-    #[command(after_help = "Example: refgraph add pkg:pypi/click@8.1.7 pkg:pypi/requests@2.32.3")]
+    /// Fetch releases from PyPI or npm (verified by the registry's digest, cached) and ingest them
+    #[command(
+        after_help = "Examples: refgraph add pkg:pypi/click@8.1.7 pkg:pypi/requests@2.32.3\n          refgraph add pkg:npm/commander@12.1.0 pkg:npm/%40aws-sdk/client-s3@3.700.0\n          refgraph add pkg:npm/%40directus/specs@15.2.0 --spec dist/openapi.json --as pkg:generic/directus-api\n\nWith --spec, each release is an npm package that ships an OpenAPI spec: the spec at that path in the package is ingested as release VERSION of the --as package (default pkg:generic/NAME)."
+    )]
     Add {
-        /// Package URLs with versions: pkg:pypi/NAME@VERSION
+        /// Package URLs with versions: pkg:pypi/NAME@VERSION, pkg:npm/NAME@VERSION
         #[arg(required = true)]
         releases: Vec<String>,
+        /// Path of an OpenAPI spec inside each fetched package (e.g. dist/openapi.json)
+        #[arg(long, value_name = "PATH")]
+        spec: Option<String>,
+        /// The package the spec releases are stored as (with --spec): pkg:generic/NAME
+        #[arg(long = "as", value_name = "PURL", requires = "spec")]
+        as_package: Option<String>,
     },
     /// Ingest a local source tree, wheel or sdist as one release
     #[command(
@@ -173,7 +181,17 @@ fn print_json(v: &impl serde::Serialize) -> Result<()> {
 fn run(cli: Cli) -> Result<u8> {
     let data = data_dir(&cli)?;
     match &cli.command {
-        Command::Add { releases } => add(&cli, &data, releases),
+        Command::Add {
+            releases,
+            spec,
+            as_package,
+        } => add(
+            &cli,
+            &data,
+            releases,
+            spec.as_deref(),
+            as_package.as_deref(),
+        ),
         Command::Ingest {
             path,
             package,
@@ -419,7 +437,28 @@ fn print_report(cli: &Cli, r: &refgraph::ingest::IngestReport) -> Result<()> {
     Ok(())
 }
 
-fn add(cli: &Cli, data: &Path, releases: &[String]) -> Result<u8> {
+/// The package a spec shipped in `id` is stored as: `--as`, else `pkg:generic/NAME`.
+fn spec_package(id: &PackageId, as_package: Option<&str>) -> Result<PackageId> {
+    let target = match as_package {
+        Some(p) => parse_package(p)?,
+        None => PackageId::new("generic", id.display_name().trim_start_matches('@')),
+    };
+    if target.ecosystem != "generic" {
+        bail!(
+            "--as must be a pkg:generic/NAME package (got {}): a spec is stored apart from the code of its npm package",
+            target.purl()
+        );
+    }
+    Ok(target)
+}
+
+fn add(
+    cli: &Cli,
+    data: &Path,
+    releases: &[String],
+    spec: Option<&str>,
+    as_package: Option<&str>,
+) -> Result<u8> {
     let mut targets = Vec::new();
     for r in releases {
         let (mut id, version) = PackageId::parse(r).map_err(anyhow::Error::msg)?;
@@ -430,6 +469,12 @@ fn add(cli: &Cli, data: &Path, releases: &[String]) -> Result<u8> {
             bail!("'{r}' has no version: write pkg:pypi/NAME@VERSION or pkg:npm/NAME@VERSION");
         };
         Language::for_package(&id).map_err(anyhow::Error::msg)?;
+        if spec.is_some() {
+            if id.ecosystem != "npm" {
+                bail!("--spec reads specs shipped in npm packages; '{r}' is not pkg:npm/...");
+            }
+            spec_package(&id, as_package)?;
+        }
         targets.push((id, version));
     }
     let store = Store::open(&store_path(data))?;
@@ -466,14 +511,42 @@ fn add(cli: &Cli, data: &Path, releases: &[String]) -> Result<u8> {
         };
         let result = fetched.map_err(anyhow::Error::from).and_then(|fetched| {
             bar.set_message(format!("ingesting {purl}"));
-            let (files, diags) = read_release(&fetched.path, language, &Limits::default())?;
+            let Some(spec) = spec else {
+                let (files, diags) = read_release(&fetched.path, language, &Limits::default())?;
+                return Ok(ingest_files(
+                    &store,
+                    &id,
+                    &version,
+                    &files,
+                    diags,
+                    &fetched.url,
+                    Some(fetched.sha256),
+                )?);
+            };
+            let target = spec_package(&id, as_package)?;
+            let (files, diags) =
+                read_release(&fetched.path, Language::OpenApi, &Limits::default())?;
+            let want = spec.trim_start_matches("./").trim_start_matches("package/");
+            if !files.iter().any(|f| f.path == want) {
+                bail!(
+                    "{purl} has no spec at {want}; spec files in the package: {}",
+                    files
+                        .iter()
+                        .map(|f| f.path.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+            // Only the named document is read, so no other file of the package can pass for
+            // the spec; a $ref into another file of the package is reported as dangling.
+            let files: Vec<_> = files.into_iter().filter(|f| f.path == want).collect();
             Ok(ingest_files(
                 &store,
-                &id,
+                &target,
                 &version,
                 &files,
                 diags,
-                &fetched.url,
+                &format!("{}#{want}", fetched.url),
                 Some(fetched.sha256),
             )?)
         });
