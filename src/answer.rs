@@ -383,11 +383,11 @@ fn lit(s: &str) -> Term {
     Literal::new_simple_literal(s).into()
 }
 
-fn iri(s: &str) -> Term {
+pub(crate) fn iri(s: &str) -> Term {
     NamedNode::new_unchecked(s).into()
 }
 
-fn get_str(s: &QuerySolution, var: &str) -> Option<String> {
+pub(crate) fn get_str(s: &QuerySolution, var: &str) -> Option<String> {
     s.get(var).map(term_value)
 }
 
@@ -406,11 +406,11 @@ fn get_int(s: &QuerySolution, var: &str) -> Option<i64> {
     get_str(s, var).and_then(|v| v.parse().ok())
 }
 
-fn get_bool(s: &QuerySolution, var: &str) -> bool {
+pub(crate) fn get_bool(s: &QuerySolution, var: &str) -> bool {
     get_str(s, var).is_some_and(|v| v == "true" || v == "1")
 }
 
-fn kind_name(type_iri: &str) -> String {
+pub(crate) fn kind_name(type_iri: &str) -> String {
     kind_of_class(type_iri)
         .map(|k| k.as_str().to_string())
         .unwrap_or_else(|| "symbol".into())
@@ -624,7 +624,7 @@ impl Engine {
 
     /// Symbols named `name` in a release: (symbol IRI, canonical, via). Besides stored names,
     /// `Alias.member` resolves when `Alias` names a class whose own path has `member`.
-    fn lookup(
+    pub(crate) fn lookup(
         &self,
         release: &str,
         name: &str,

@@ -6,6 +6,7 @@
 //! assistants, and the `refgraph` binary to people.
 
 pub mod answer;
+pub mod diff;
 pub mod extract;
 pub mod fetch;
 pub mod ingest;

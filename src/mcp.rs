@@ -12,6 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::answer::{AnswerError, ApiDetail, ApiList, Candidate, Chosen, Engine, VersionCheck};
+use crate::diff::DiffReport;
 
 /// Arguments of `get_api_detail`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -39,6 +40,23 @@ pub struct CheckVersionArgs {
     pub package: Option<String>,
     /// The release you care about; the answer says whether the name exists in it.
     pub version: Option<String>,
+}
+
+/// Arguments of `diff_versions`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DiffArgs {
+    /// Package URL (`pkg:pypi/click`) or bare name.
+    pub package: String,
+    /// The older release's version (`7.1.2`).
+    pub from: String,
+    /// The newer release's version (`8.1.7`).
+    pub to: String,
+    /// Only the changes that can break code written against `from`.
+    pub breaking_only: Option<bool>,
+    /// Page size (default 500, at most 5000).
+    pub limit: Option<usize>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<String>,
 }
 
 /// Arguments of `list_apis`.
@@ -312,6 +330,58 @@ impl RefgraphServer {
                     _ => "none".into(),
                 };
                 Ok(ok_result(&first, check_text(&c), to_value(&c)?))
+            }
+            Err(e) => error_result(None, e),
+        }
+    }
+
+    /// What changed between two indexed releases of a package.
+    #[tool(
+        description = "Changes between two indexed releases of one package: symbols removed, added, deprecated, and signatures changed, each with old and new signature and a breaking flag; summary counts; paged with cursor. Members of an added or removed class are listed with it. Both versions must be indexed.",
+        output_schema = schema_for_output::<DiffReport>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn diff_versions(
+        &self,
+        Parameters(a): Parameters<DiffArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let out = self
+            .blocking(move |e| {
+                e.diff_versions(
+                    &a.package,
+                    &a.from,
+                    &a.to,
+                    a.breaking_only.unwrap_or(false),
+                    a.limit.unwrap_or(500),
+                    a.cursor.as_deref(),
+                )
+            })
+            .await?;
+        match out {
+            Ok(d) => {
+                let s = &d.summary;
+                let mut text = format!(
+                    "{} {} -> {}: {} removed, {} added, {} changed, {} deprecated ({} breaking)",
+                    d.package,
+                    d.from,
+                    d.to,
+                    s.removed,
+                    s.added,
+                    s.changed,
+                    s.deprecated,
+                    s.breaking
+                );
+                for c in &d.changes {
+                    text.push_str(&format!("\n{:<10} {}", c.kind, c.qualified_name));
+                    if let (Some(o), Some(n)) = (&c.old_signature, &c.new_signature) {
+                        text.push_str(&format!(": {o} -> {n}"));
+                    }
+                }
+                if let Some(c) = &d.next_cursor {
+                    text.push_str(&format!("\n(more: cursor {c})"));
+                }
+                let line = format!("{} -> {}", d.from, d.to);
+                Ok(ok_result(&line, text, to_value(&d)?))
             }
             Err(e) => error_result(None, e),
         }

@@ -123,6 +123,7 @@ mod registered {
         diagnostics,
         symbol_by_endpoint,
         operations_by_tag,
+        release_signatures,
     }
 }
 

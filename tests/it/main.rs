@@ -3,6 +3,7 @@
 mod support;
 
 mod bad_input;
+mod diff;
 mod mcp;
 mod npm_oracle;
 mod npm_samples;

@@ -52,6 +52,7 @@ async fn tools_answer_with_version_lines_structured_content_and_clear_errors() {
         names,
         vec![
             "check_version",
+            "diff_versions",
             "get_api_detail",
             "list_apis",
             "sparql_query"

@@ -1,0 +1,136 @@
+//! `diff_versions` on the sample release pairs: what was removed, added, changed and deprecated
+//! (samples/python/CHANGES.md lists the intended changes), for Python, npm and OpenAPI.
+
+use refgraph::diff::DiffReport;
+
+use crate::support::acme;
+
+fn kinds_of<'a>(d: &'a DiffReport, name: &str) -> Vec<&'a str> {
+    d.changes
+        .iter()
+        .filter(|c| c.qualified_name == name)
+        .map(|c| c.kind.as_str())
+        .collect()
+}
+
+#[test]
+fn python_sample_pair_reports_the_intended_changes_and_nothing_that_still_resolves() {
+    let e = acme();
+    let d = e
+        .diff_versions("acme-storage", "1.0.0", "2.0.0", false, 5000, None)
+        .unwrap();
+    assert_eq!((d.from.as_str(), d.to.as_str()), ("1.0.0", "2.0.0"));
+    // 1: removed; 2: added; 3: renamed as a new method plus a deprecated old one.
+    assert_eq!(
+        kinds_of(&d, "acme_storage.transfer.upload_bytes"),
+        vec!["removed"]
+    );
+    assert_eq!(
+        kinds_of(&d, "acme_storage.transfer.upload_directory"),
+        vec!["added"]
+    );
+    assert_eq!(
+        kinds_of(&d, "acme_storage.StorageClient.iter_buckets"),
+        vec!["added"]
+    );
+    assert_eq!(
+        kinds_of(&d, "acme_storage.StorageClient.list_buckets"),
+        vec!["deprecated"]
+    );
+    // 4, 5, 6: signatures changed, old and new given.
+    for name in [
+        "acme_storage.StorageClient.generate_presigned_url",
+        "acme_storage.transfer.upload_file",
+        "acme_storage.StorageClient",
+    ] {
+        let c = d
+            .changes
+            .iter()
+            .find(|c| c.qualified_name == name && c.kind == "changed")
+            .unwrap_or_else(|| panic!("{name} not reported as changed"));
+        assert_ne!(c.old_signature, c.new_signature);
+    }
+    // 8: a deprecated method removed.
+    assert_eq!(
+        kinds_of(&d, "acme_storage.StorageClient.get_bucket_acl"),
+        vec!["removed"]
+    );
+    // 7: TransferConfig moved but is still acme_storage.TransferConfig: not removed or added
+    // (its signature did change: 2.0.0 describes it in a stub, where defaults are `...`).
+    assert!(
+        !kinds_of(&d, "acme_storage.TransferConfig")
+            .iter()
+            .any(|k| *k == "removed" || *k == "added")
+    );
+    // Unchanged symbols are not reported.
+    assert!(kinds_of(&d, "acme_storage.Bucket.is_public").is_empty());
+    assert_eq!(d.summary.removed, kinds_count(&d, "removed"));
+    // Breaking only, and paging.
+    let b = e
+        .diff_versions("acme-storage", "1.0.0", "2.0.0", true, 5000, None)
+        .unwrap();
+    assert!(b.changes.iter().all(|c| c.breaking));
+    assert_eq!(b.changes.len(), d.summary.breaking);
+    let p1 = e
+        .diff_versions("acme-storage", "1.0.0", "2.0.0", false, 2, None)
+        .unwrap();
+    let p2 = e
+        .diff_versions(
+            "acme-storage",
+            "1.0.0",
+            "2.0.0",
+            false,
+            2,
+            p1.next_cursor.as_deref(),
+        )
+        .unwrap();
+    assert_eq!(p1.changes.len(), 2);
+    assert_eq!(p2.changes[0].qualified_name, d.changes[2].qualified_name);
+    // A version that is not indexed is an error, never another version.
+    assert!(
+        e.diff_versions("acme-storage", "1.0.0", "9.9.9", false, 10, None)
+            .is_err()
+    );
+}
+
+fn kinds_count(d: &DiffReport, kind: &str) -> usize {
+    d.changes.iter().filter(|c| c.kind == kind).count()
+}
+
+#[test]
+fn openapi_operations_are_diffed_by_endpoint() {
+    use refgraph::answer::Engine;
+    use refgraph::extract::Language;
+    use refgraph::ingest::{Limits, ingest_files, read_release};
+    use refgraph::model::PackageId;
+    use refgraph::store::Store;
+    let store = Store::in_memory();
+    for v in ["1.0.0", "2.0.0"] {
+        let path = crate::support::repo().join(format!("samples/openapi/petstore-{v}.yaml"));
+        let (files, diags) = read_release(&path, Language::OpenApi, &Limits::default()).unwrap();
+        ingest_files(
+            &store,
+            &PackageId::new("generic", "petstore"),
+            v,
+            &files,
+            diags,
+            "petstore",
+            None,
+        )
+        .unwrap();
+    }
+    let e = Engine::new(store);
+    let d = e
+        .diff_versions("pkg:generic/petstore", "1.0.0", "2.0.0", false, 5000, None)
+        .unwrap();
+    // deletePet is gone in 2.0.0; GET /pets/{id} became GET /pets/{petId}, the same operation
+    // (path-parameter names do not count): changed, not removed and added.
+    assert_eq!(kinds_of(&d, "deletePet"), vec!["removed"]);
+    assert_eq!(kinds_of(&d, "getPet"), vec!["changed"], "{:?}", d.changes);
+    assert_eq!(kinds_of(&d, "uploadPhoto"), vec!["added"]);
+    assert!(
+        d.changes.iter().all(|c| c.symbol_kind == "operation"),
+        "schemas are not diffed yet: {:?}",
+        d.changes
+    );
+}
