@@ -21,6 +21,8 @@ mod exit {
     pub const FAILURE: u8 = 1;
     /// The name, package or version asked for is not indexed.
     pub const NOT_FOUND: u8 = 3;
+    /// `diff --fail-on-breaking` found a breaking change.
+    pub const BREAKING: u8 = 4;
 }
 
 #[derive(Parser)]
@@ -112,6 +114,24 @@ enum Command {
         prefix: Option<String>,
         #[arg(long, default_value_t = 1000)]
         limit: usize,
+    },
+    /// What changed between two indexed releases: removed, added, changed, deprecated
+    #[command(
+        after_help = "Example: refgraph diff click 7.1.2 8.1.7 --breaking-only\nExit code 4 with --fail-on-breaking when a breaking change is found (for CI)."
+    )]
+    Diff {
+        /// Package URL (pkg:pypi/NAME, pkg:npm/NAME, pkg:generic/NAME) or bare name
+        package: String,
+        /// The older version
+        from: String,
+        /// The newer version
+        to: String,
+        /// Only changes that can break code written against FROM
+        #[arg(long)]
+        breaking_only: bool,
+        /// Exit with 4 when there is a breaking change
+        #[arg(long)]
+        fail_on_breaking: bool,
     },
     /// List the indexed releases
     Releases,
@@ -362,6 +382,48 @@ fn run(cli: Cli) -> Result<u8> {
                 }
             }
             Ok(exit::OK)
+        }
+        Command::Diff {
+            package,
+            from,
+            to,
+            breaking_only,
+            fail_on_breaking,
+        } => {
+            let engine = Engine::new(open_read(&data)?);
+            let d = engine.diff_versions(package, from, to, *breaking_only, 5000, None)?;
+            if cli.json {
+                print_json(&d)?;
+            } else {
+                let s = &d.summary;
+                println!(
+                    "{} {} -> {}: {} removed, {} added, {} changed, {} deprecated ({} breaking)",
+                    d.package,
+                    d.from,
+                    d.to,
+                    s.removed,
+                    s.added,
+                    s.changed,
+                    s.deprecated,
+                    s.breaking
+                );
+                for c in &d.changes {
+                    println!(
+                        "  {:<10} {}{}",
+                        c.kind,
+                        c.qualified_name,
+                        if c.breaking { "  [breaking]" } else { "" }
+                    );
+                    if let (Some(o), Some(n)) = (&c.old_signature, &c.new_signature) {
+                        println!("             - {o}\n             + {n}");
+                    }
+                }
+            }
+            Ok(if *fail_on_breaking && d.summary.breaking > 0 {
+                exit::BREAKING
+            } else {
+                exit::OK
+            })
         }
         Command::Releases => {
             let engine = Engine::new(open_read(&data)?);
