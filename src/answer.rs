@@ -654,31 +654,27 @@ impl Engine {
             .collect())
     }
 
-    /// `name` is absent from `release`: the same operation under another operationId, found
-    /// through the endpoint key it has in another release (an operation is the same across
-    /// releases when method and path match, path-parameter names aside).
-    fn lookup_same_operation(
-        &self,
-        release: &str,
-        name: &str,
-        rels: &[ReleaseInfo],
-    ) -> Result<Vec<(String, String, String)>, AnswerError> {
-        for other in rels.iter().filter(|r| r.release != release) {
-            for (symbol, _, _) in self.lookup(&other.release, name)? {
-                let facts = self.facts_of(&other.release, &symbol)?;
+    /// The endpoint keys (`GET /pets/{}`) of whatever `name` is in each release, oldest
+    /// first: where the name is absent, the same operation may be there under another
+    /// operationId (an operation is the same when method and path match, path-parameter
+    /// names aside).
+    fn endpoint_keys(&self, name: &str, rels: &[ReleaseInfo]) -> Result<Vec<String>, AnswerError> {
+        let mut keys = Vec::new();
+        for r in rels {
+            for (symbol, _, _) in self.lookup(&r.release, name)? {
+                let facts = self.facts_of(&r.release, &symbol)?;
                 for key in facts
                     .get(crate::vocab::rg::ENDPOINT_KEY.as_str())
                     .into_iter()
                     .flatten()
                 {
-                    let found = self.lookup_endpoint(release, key)?;
-                    if !found.is_empty() {
-                        return Ok(found);
+                    if !keys.contains(key) {
+                        keys.push(key.clone());
                     }
                 }
             }
         }
-        Ok(vec![])
+        Ok(keys)
     }
 
     /// Request body, responses, HTTP and schema facts of a symbol, when it has them.
@@ -1146,10 +1142,20 @@ impl Engine {
         let mut qualified = None;
         let mut replacement = None;
         let mut last_sig: Option<Option<String>> = None;
+        // OpenAPI only: the endpoint keys the name has in any release, read on the first miss.
+        let mut endpoint_keys: Option<Vec<String>> = None;
         for r in &rels {
             let mut hit = self.lookup(&r.release, name)?;
-            if hit.is_empty() {
-                hit = self.lookup_same_operation(&r.release, name, &rels)?;
+            if hit.is_empty() && r.ecosystem == "generic" {
+                if endpoint_keys.is_none() {
+                    endpoint_keys = Some(self.endpoint_keys(name, &rels)?);
+                }
+                for key in endpoint_keys.iter().flatten() {
+                    hit = self.lookup_endpoint(&r.release, key)?;
+                    if !hit.is_empty() {
+                        break;
+                    }
+                }
             }
             let entry = match hit.first() {
                 Some((symbol, qname, _)) => {

@@ -52,6 +52,39 @@ pub struct DiffReport {
     pub next_cursor: Option<String>,
 }
 
+impl DiffReport {
+    /// The report as text: a summary line, then one line per change with old and new
+    /// signatures beneath it. The CLI prints it; MCP sends it beside the structured content.
+    pub fn to_text(&self) -> String {
+        let s = &self.summary;
+        let mut out = format!(
+            "{} {} -> {}: {} removed, {} added, {} changed, {} deprecated ({} breaking)",
+            self.package,
+            self.from,
+            self.to,
+            s.removed,
+            s.added,
+            s.changed,
+            s.deprecated,
+            s.breaking
+        );
+        for c in &self.changes {
+            let breaking = if c.breaking { "  [breaking]" } else { "" };
+            out.push_str(&format!(
+                "\n  {:<10} {}{breaking}",
+                c.kind, c.qualified_name
+            ));
+            if let (Some(o), Some(n)) = (&c.old_signature, &c.new_signature) {
+                out.push_str(&format!("\n             - {o}\n             + {n}"));
+            }
+        }
+        if let Some(c) = &self.next_cursor {
+            out.push_str(&format!("\n(more: cursor {c})"));
+        }
+        out
+    }
+}
+
 struct Fact {
     /// The name reported (the canonical name; an operation's operationId).
     name: String,

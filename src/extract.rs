@@ -71,6 +71,32 @@ impl Language {
     }
 }
 
+/// The source text of a tree-sitter node ("" if it is not UTF-8).
+pub(crate) fn text<'a>(node: tree_sitter::Node, src: &'a [u8]) -> &'a str {
+    node.utf8_text(src).unwrap_or("")
+}
+
+/// The 1-based line a node starts on.
+pub(crate) fn line_of(node: tree_sitter::Node) -> usize {
+    node.start_position().row + 1
+}
+
+/// The line of the first syntax error (an ERROR or MISSING node) under `node`.
+pub(crate) fn first_error_line(node: tree_sitter::Node) -> Option<usize> {
+    if node.is_error() || node.is_missing() {
+        return Some(line_of(node));
+    }
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if child.has_error()
+            && let Some(l) = first_error_line(child)
+        {
+            return Some(l);
+        }
+    }
+    None
+}
+
 /// Maps `f` over `items` on every core: threads take the next item from a shared counter (file
 /// sizes vary a lot), and results keep the order of `items`.
 pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {

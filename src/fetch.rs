@@ -185,9 +185,7 @@ pub fn fetch_pypi(
         });
     };
     let Some(files) = project.releases.remove(version) else {
-        let mut recent: Vec<String> = project.releases.into_keys().collect();
-        recent.sort_by_key(|v| crate::answer::version_key(v));
-        let recent = recent.into_iter().rev().take(8).collect();
+        let recent = newest_first(project.releases.into_keys());
         return Err(FetchError::UnknownVersion {
             registry: "PyPI",
             name: name.clone(),
@@ -376,13 +374,11 @@ pub fn fetch_npm(
             match doc.versions.remove(version) {
                 Some(v) => v,
                 None => {
-                    let mut recent: Vec<String> = doc.versions.into_keys().collect();
-                    recent.sort_by_key(|v| crate::answer::version_key(v));
                     return Err(FetchError::UnknownVersion {
                         registry: "npm",
                         name,
                         version: version.to_string(),
-                        recent: recent.into_iter().rev().take(8).collect(),
+                        recent: newest_first(doc.versions.into_keys()),
                     });
                 }
             }
@@ -435,6 +431,13 @@ fn join_url(base: &str, url: &str) -> String {
         }
     }
     format!("{scheme}://{host}/{}", parts.join("/"))
+}
+
+/// The eight newest of a registry's versions, for an error that lists what exists.
+fn newest_first(versions: impl Iterator<Item = String>) -> Vec<String> {
+    let mut all: Vec<String> = versions.collect();
+    all.sort_by_key(|v| crate::answer::version_key(v));
+    all.into_iter().rev().take(8).collect()
 }
 
 fn hex(bytes: &[u8]) -> String {

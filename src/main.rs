@@ -395,29 +395,7 @@ fn run(cli: Cli) -> Result<u8> {
             if cli.json {
                 print_json(&d)?;
             } else {
-                let s = &d.summary;
-                println!(
-                    "{} {} -> {}: {} removed, {} added, {} changed, {} deprecated ({} breaking)",
-                    d.package,
-                    d.from,
-                    d.to,
-                    s.removed,
-                    s.added,
-                    s.changed,
-                    s.deprecated,
-                    s.breaking
-                );
-                for c in &d.changes {
-                    println!(
-                        "  {:<10} {}{}",
-                        c.kind,
-                        c.qualified_name,
-                        if c.breaking { "  [breaking]" } else { "" }
-                    );
-                    if let (Some(o), Some(n)) = (&c.old_signature, &c.new_signature) {
-                        println!("             - {o}\n             + {n}");
-                    }
-                }
+                println!("{}", d.to_text());
             }
             Ok(if *fail_on_breaking && d.summary.breaking > 0 {
                 exit::BREAKING

@@ -359,27 +359,7 @@ impl RefgraphServer {
             .await?;
         match out {
             Ok(d) => {
-                let s = &d.summary;
-                let mut text = format!(
-                    "{} {} -> {}: {} removed, {} added, {} changed, {} deprecated ({} breaking)",
-                    d.package,
-                    d.from,
-                    d.to,
-                    s.removed,
-                    s.added,
-                    s.changed,
-                    s.deprecated,
-                    s.breaking
-                );
-                for c in &d.changes {
-                    text.push_str(&format!("\n{:<10} {}", c.kind, c.qualified_name));
-                    if let (Some(o), Some(n)) = (&c.old_signature, &c.new_signature) {
-                        text.push_str(&format!(": {o} -> {n}"));
-                    }
-                }
-                if let Some(c) = &d.next_cursor {
-                    text.push_str(&format!("\n(more: cursor {c})"));
-                }
+                let text = d.to_text();
                 let line = format!("{} -> {}", d.from, d.to);
                 Ok(ok_result(&line, text, to_value(&d)?))
             }

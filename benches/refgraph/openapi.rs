@@ -8,8 +8,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha512};
-
 use super::{cache, median, run};
 
 /// (npm package, version, file in the tarball, label).
@@ -30,19 +28,6 @@ const SPECS: &[(&str, &str, &str, &str)] = &[
 const VALIDATOR: &str = "openapi-spec-validator==0.7.2";
 const RUNS: usize = 3;
 
-fn base64(bytes: &[u8]) -> String {
-    const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().fold(0u32, |n, b| (n << 8) | *b as u32) << (8 * (3 - chunk.len()));
-        for i in 0..=chunk.len() {
-            out.push(ABC[(n >> (18 - 6 * i)) as usize & 63] as char);
-        }
-        out.push_str(&"=".repeat(3 - chunk.len()));
-    }
-    out
-}
-
 /// The spec file of an npm release, fetched once (sha512 integrity checked) into the cache.
 fn npm_spec(npm: &str, version: &str, file: &str) -> PathBuf {
     let dir = cache()
@@ -52,54 +37,29 @@ fn npm_spec(npm: &str, version: &str, file: &str) -> PathBuf {
     if out.exists() {
         return out;
     }
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .tls_config(
-            ureq::tls::TlsConfig::builder()
-                .root_certs(ureq::tls::RootCerts::PlatformVerifier)
-                .build(),
-        )
-        .build()
-        .into();
-    let meta_url = format!(
-        "https://registry.npmjs.org/{}/{version}",
-        npm.replace('/', "%2f")
-    );
-    let meta: serde_json::Value = agent
-        .get(&meta_url)
-        .call()
-        .unwrap()
-        .body_mut()
-        .read_json()
-        .unwrap();
-    let tarball = meta["dist"]["tarball"].as_str().unwrap();
-    let bytes = agent
-        .get(tarball)
-        .call()
-        .unwrap()
-        .body_mut()
-        .with_config()
-        .limit(512 << 20)
-        .read_to_vec()
-        .unwrap();
-    let got = format!("sha512-{}", base64(&Sha512::digest(&bytes)));
-    assert_eq!(
-        Some(got.as_str()),
-        meta["dist"]["integrity"].as_str(),
-        "{tarball}"
-    );
-    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(&bytes[..]));
-    for entry in archive.entries().unwrap() {
-        let mut entry = entry.unwrap();
-        if entry.path().unwrap().to_string_lossy() == file {
-            let mut text = Vec::new();
-            entry.read_to_end(&mut text).unwrap();
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(dir.join(".partial"), text).unwrap();
-            std::fs::rename(dir.join(".partial"), &out).unwrap();
-            return out;
-        }
-    }
-    panic!("{file} not in {tarball}");
+    let fetched = refgraph::fetch::fetch_npm(
+        &refgraph::model::PackageId::new("npm", npm),
+        version,
+        &cache().join("npm"),
+        &|_, _| {},
+    )
+    .unwrap_or_else(|e| panic!("{npm}@{version}: {e}"));
+    // The release reader strips the tarball's `package/` folder.
+    let (files, _) = refgraph::ingest::read_release(
+        &fetched.path,
+        refgraph::extract::Language::OpenApi,
+        &refgraph::ingest::Limits::default(),
+    )
+    .unwrap_or_else(|e| panic!("{npm}@{version}: {e}"));
+    let want = file.trim_start_matches("package/");
+    let spec = files
+        .into_iter()
+        .find(|f| f.path == want)
+        .unwrap_or_else(|| panic!("{file} not in {npm}@{version}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(".partial"), spec.text).unwrap();
+    std::fs::rename(dir.join(".partial"), &out).unwrap();
+    out
 }
 
 /// The venv scripts/setup makes; made here when it is missing.

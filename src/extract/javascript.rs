@@ -386,10 +386,10 @@ pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
         files: &names,
         tables: RefCell::default(),
         building: RefCell::default(),
-        locals: RefCell::default(),
     };
-    facts.symbols = resolver.symbols();
-    locate_in_javascript(&mut facts.symbols, &resolver.locals.borrow(), &by_path);
+    let (mut symbols, locals) = resolver.symbols();
+    locate_in_javascript(&mut symbols, &locals, &by_path);
+    facts.symbols = symbols;
     facts
 }
 
@@ -401,9 +401,10 @@ struct Resolver<'a> {
     /// through hundreds of `export *` lines, so resolving name by name is quadratic.
     tables: RefCell<HashMap<String, Rc<ExportTable>>>,
     building: RefCell<HashSet<String>>,
-    /// Symbol -> (local declaration name, member name), to find it in the JavaScript.
-    locals: RefCell<HashMap<String, (String, Option<String>)>>,
 }
+
+/// Symbol -> (local declaration name, member name): where to look for it in the JavaScript.
+type Locals = HashMap<String, (String, Option<String>)>;
 
 /// Export name -> (declaring file, local name).
 type ExportTable = BTreeMap<String, (String, String)>;
@@ -501,7 +502,9 @@ impl Resolver<'_> {
         self.resolve_export(&f, name, depth + 1)
     }
 
-    fn symbols(&self) -> Vec<Symbol> {
+    /// The public symbols, and where each is declared (to find it in the JavaScript).
+    fn symbols(&self) -> (Vec<Symbol>, Locals) {
+        let mut locals = Locals::new();
         let mut targets: BTreeMap<(String, String), Vec<Alias>> = BTreeMap::new();
         let entry = self.layout.entry.as_deref();
         for (spec, file) in &self.layout.modules {
@@ -570,7 +573,7 @@ impl Resolver<'_> {
             // Where the implementation is: the JavaScript beside a declaration file.
             for s in &mut out[first..] {
                 let member = s.qualified_name.strip_prefix(&format!("{canonical}."));
-                self.locals.borrow_mut().insert(
+                locals.insert(
                     s.qualified_name.clone(),
                     (local.clone(), member.map(str::to_string)),
                 );
@@ -587,7 +590,7 @@ impl Resolver<'_> {
             });
         }
         out.sort_by(|a, b| a.qualified_name.cmp(&b.qualified_name));
-        out
+        (out, locals)
     }
 
     /// The constructor a class is built with: its own, else its base class's (followed through
@@ -752,20 +755,19 @@ impl Resolver<'_> {
                     out.push(member);
                 }
             }
-            // `declare const computed: IComputedFactory`, an interface with call signatures:
-            // the value is called like a function.
-            DeclKind::Variable
-                if decl
-                    .type_text
-                    .as_deref()
-                    .is_some_and(|t| !self.call_signatures(file, t, 0).is_empty()) =>
-            {
-                let sigs = self.call_signatures(file, decl.type_text.as_deref().unwrap_or(""), 0);
-                let mut s = callable(base, &sigs, display, "");
-                s.kind = SymbolKind::Function;
-                out.push(s);
-            }
             DeclKind::TypeAlias | DeclKind::Enum | DeclKind::Variable | DeclKind::Namespace => {
+                // `declare const computed: IComputedFactory`, an interface with call
+                // signatures: the value is called like a function.
+                let sigs = match (decl.kind, &decl.type_text) {
+                    (DeclKind::Variable, Some(t)) => self.call_signatures(file, t, 0),
+                    _ => vec![],
+                };
+                if !sigs.is_empty() {
+                    let mut s = callable(base, &sigs, display, "");
+                    s.kind = SymbolKind::Function;
+                    out.push(s);
+                    return;
+                }
                 let kind = match decl.kind {
                     DeclKind::TypeAlias => SymbolKind::Interface,
                     DeclKind::Enum => SymbolKind::Class,
@@ -802,7 +804,7 @@ fn javascript_beside(declaration: &str, files: &HashMap<&str, &SourceFile>) -> O
 /// signature and the JavaScript gives the source location (`defined_in` keeps the `.d.ts`).
 fn locate_in_javascript(
     symbols: &mut [Symbol],
-    locals: &HashMap<String, (String, Option<String>)>,
+    locals: &Locals,
     files: &HashMap<&str, &SourceFile>,
 ) {
     let mut pairs: Vec<(String, String)> = symbols

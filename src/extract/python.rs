@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node, Parser, Query, QueryCursor, StreamingIterator};
 
-use crate::extract::SourceFile;
+use crate::extract::{SourceFile, first_error_line, line_of, text};
 use crate::model::{Deprecation, Diagnostic, Param, ParamKind, ReleaseFacts};
 
 pub use resolve::resolve;
@@ -226,14 +226,6 @@ impl Def {
     }
 }
 
-fn text<'a>(node: Node, src: &'a [u8]) -> &'a str {
-    node.utf8_text(src).unwrap_or("")
-}
-
-fn line_of(node: Node) -> usize {
-    node.start_position().row + 1
-}
-
 /// Parses one module file. Syntax errors become diagnostics; whatever parsed is kept.
 pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Vec<Diagnostic>) {
     let mut diags = Vec::new();
@@ -332,21 +324,6 @@ impl<'t> Scope<'t> {
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
-}
-
-fn first_error_line(node: Node) -> Option<usize> {
-    if node.is_error() || node.is_missing() {
-        return Some(line_of(node));
-    }
-    let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        if child.has_error()
-            && let Some(l) = first_error_line(child)
-        {
-            return Some(l);
-        }
-    }
-    None
 }
 
 /// The nearest enclosing class or function definition of `node` (not `node` itself).

@@ -10,14 +10,7 @@ use refgraph::store::Store;
 use crate::support::{ingest, sample};
 
 fn snapshot(e: &Engine) -> String {
-    let v1 = e.choose(Some("acme-storage"), Some("1.0.0"), None).unwrap();
-    let d = e.api_detail(&v1, "acme_storage.StorageClient").unwrap();
-    let l = e.list(&v1, None, None, 1000, None).unwrap();
-    format!(
-        "{}\n{}",
-        serde_json::to_string(&d).unwrap(),
-        serde_json::to_string(&l).unwrap()
-    )
+    crate::support::snapshot(e, "acme-storage", "1.0.0", "acme_storage.StorageClient")
 }
 
 #[test]

@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use refgraph::answer::{AnswerError, Engine};
-use refgraph::extract::Language;
-use refgraph::ingest::{IngestError, IngestReport, Limits, ingest_files, read_release};
+use refgraph::ingest::{IngestError, IngestReport};
 use refgraph::model::PackageId;
 use refgraph::store::Store;
 
@@ -21,16 +20,7 @@ fn ingest_npm(
     name: &str,
     version: &str,
 ) -> Result<IngestReport, IngestError> {
-    let (files, diags) = read_release(path, Language::JavaScript, &Limits::default())?;
-    ingest_files(
-        store,
-        &PackageId::new("npm", name),
-        version,
-        &files,
-        diags,
-        &path.display().to_string(),
-        None,
-    )
+    crate::support::try_ingest(store, path, &PackageId::new("npm", name), version)
 }
 
 fn acme() -> (Store, Engine) {
@@ -48,17 +38,11 @@ fn acme() -> (Store, Engine) {
 }
 
 fn snapshot(e: &Engine) -> String {
-    let v1 = e
-        .choose(Some("@acme/storage"), Some("1.0.0"), None)
-        .unwrap();
-    let d = e
-        .api_detail(&v1, "@acme/storage:StorageClient.list")
-        .unwrap();
-    let l = e.list(&v1, None, None, 1000, None).unwrap();
-    format!(
-        "{}\n{}",
-        serde_json::to_string(&d).unwrap(),
-        serde_json::to_string(&l).unwrap()
+    crate::support::snapshot(
+        e,
+        "@acme/storage",
+        "1.0.0",
+        "@acme/storage:StorageClient.list",
     )
 }
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use refgraph::answer::{AnswerError, ApiDetail, Engine};
 use refgraph::extract::Language;
-use refgraph::ingest::{IngestError, IngestReport, Limits, ingest_files, read_release};
+use refgraph::ingest::{IngestError, IngestReport, Limits, read_release};
 use refgraph::model::PackageId;
 use refgraph::store::Store;
 
@@ -23,16 +23,7 @@ fn ingest_spec(
     package: &str,
     version: &str,
 ) -> Result<IngestReport, IngestError> {
-    let (files, diags) = read_release(path, Language::OpenApi, &Limits::default())?;
-    ingest_files(
-        store,
-        &PackageId::new("generic", package),
-        version,
-        &files,
-        diags,
-        &path.display().to_string(),
-        None,
-    )
+    crate::support::try_ingest(store, path, &PackageId::new("generic", package), version)
 }
 
 /// The petstore sample in its two releases.
@@ -474,14 +465,7 @@ fn generated_spec(count: usize, doc_bytes: usize) -> String {
 }
 
 fn snapshot(e: &Engine) -> String {
-    let v1 = e.choose(Some("petstore"), Some("1.0.0"), None).unwrap();
-    let d = e.api_detail(&v1, "createPet").unwrap();
-    let l = e.list(&v1, None, None, 1000, None).unwrap();
-    format!(
-        "{}\n{}",
-        serde_json::to_string(&d).unwrap(),
-        serde_json::to_string(&l).unwrap()
-    )
+    crate::support::snapshot(e, "petstore", "1.0.0", "createPet")
 }
 
 #[test]

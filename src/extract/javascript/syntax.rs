@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node, Parser, Query, QueryCursor, StreamingIterator};
 
+use crate::extract::{first_error_line, line_of, text};
 use crate::model::{Deprecation, Diagnostic, Param, ParamKind};
 
 pub const COMMONJS_QUERY: &str = include_str!("../../../extractors/javascript/commonjs.scm");
@@ -198,14 +199,6 @@ impl ModuleSyntax {
     }
 }
 
-pub(super) fn text<'a>(node: Node, src: &'a [u8]) -> &'a str {
-    node.utf8_text(src).unwrap_or("")
-}
-
-fn line_of(node: Node) -> usize {
-    node.start_position().row + 1
-}
-
 pub fn collapse_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -261,21 +254,6 @@ pub fn parse(path: &str, src: &[u8]) -> ModuleSyntax {
         w.commonjs(root);
     }
     out
-}
-
-fn first_error_line(node: Node) -> Option<usize> {
-    if node.is_error() || node.is_missing() {
-        return Some(line_of(node));
-    }
-    let mut c = node.walk();
-    for child in node.children(&mut c) {
-        if child.has_error()
-            && let Some(l) = first_error_line(child)
-        {
-            return Some(l);
-        }
-    }
-    None
 }
 
 struct Walker<'a, 'o> {
@@ -515,7 +493,8 @@ impl Walker<'_, '_> {
     /// static `C.s = function () {}`) assignments beside it.
     fn es5_classes(&mut self, block: Node, returned: Option<&str>) -> HashMap<String, Decl> {
         let mut ctors: HashMap<String, Node> = HashMap::new();
-        let mut members: Vec<(String, Node, Node, bool)> = Vec::new();
+        // (class, member name, the assignment statement, the function, static)
+        let mut members: Vec<(String, String, Node, Node, bool)> = Vec::new();
         let mut c = block.walk();
         let statements: Vec<Node> = block.named_children(&mut c).collect();
         for st in statements {
@@ -554,18 +533,17 @@ impl Walker<'_, '_> {
                     let member = self.t(prop).to_string();
                     let owner = self.t(obj);
                     if let Some(cls) = owner.strip_suffix(".prototype") {
-                        members.push((cls.to_string(), st, right, false));
+                        members.push((cls.to_string(), member, st, right, false));
                     } else if obj.kind() == "identifier" {
-                        members.push((owner.to_string(), st, right, true));
+                        members.push((owner.to_string(), member, st, right, true));
                     }
-                    let _ = member;
                 }
                 _ => {}
             }
         }
         let mut out: HashMap<String, Decl> = HashMap::new();
         for (cls, ctor) in &ctors {
-            let has_proto = members.iter().any(|(c, _, _, st)| c == cls && !st);
+            let has_proto = members.iter().any(|(c, _, _, _, st)| c == cls && !st);
             let marked = self.doc_text_before(*ctor).contains("@class");
             // A function an IIFE builds and returns is the class it emits.
             if !has_proto && !marked && returned != Some(cls.as_str()) {
@@ -582,18 +560,11 @@ impl Walker<'_, '_> {
                 line: line_of(*ctor),
                 type_text: None,
             });
-            for (c2, st, func, is_static) in &members {
+            for (c2, name, st, func, is_static) in &members {
                 if c2 != cls {
                     continue;
                 }
-                let Some(left) = st
-                    .named_child(0)
-                    .and_then(|a| a.child_by_field_name("left"))
-                    .and_then(|l| l.child_by_field_name("property"))
-                else {
-                    continue;
-                };
-                let name = self.t(left).to_string();
+                let name = name.clone();
                 if name.starts_with('_') || decl.members.iter().any(|m| m.name == name) {
                     continue;
                 }
