@@ -277,7 +277,11 @@ impl Extractor<'_> {
             kind: SymbolKind::Operation,
             params,
             has_signature: true,
-            doc: op.description.clone().or_else(|| op.summary.clone()),
+            // The summary is the operation's title; it leads, as a docstring's first line does.
+            doc: match (&op.summary, &op.description) {
+                (Some(s), Some(d)) if !d.starts_with(s.as_str()) => Some(format!("{s}\n\n{d}")),
+                (s, d) => d.clone().or_else(|| s.clone()),
+            },
             deprecation: deprecation(op.deprecated, &op.extensions),
             file: file.to_string(),
             line: 0,
