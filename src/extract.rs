@@ -2,6 +2,7 @@
 
 use crate::model::{PackageId, ReleaseFacts};
 
+pub mod docs;
 pub mod javascript;
 pub mod openapi;
 pub mod python;
@@ -36,8 +37,16 @@ impl Language {
         }
     }
 
-    /// Whether a file of a release tree or archive is read at all.
+    /// Whether a file of a release tree or archive is read at all: its sources, and for
+    /// packages their documentation pages (README, docs folder).
     pub fn reads(self, path: &str) -> bool {
+        if self != Language::OpenApi && docs::is_page(path) {
+            return true;
+        }
+        if self == Language::Python && (path == "METADATA" || path.ends_with(".dist-info/METADATA"))
+        {
+            return true;
+        }
         match self {
             Language::Python => path.ends_with(".py") || path.ends_with(".pyi"),
             Language::JavaScript => javascript::reads(path),

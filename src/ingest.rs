@@ -110,11 +110,37 @@ pub fn read_release(
             });
         }
     };
-    let files = match language {
+    // Documentation pages are set aside before the language picks its source files; a
+    // wheel's METADATA holds its README.
+    let (pages, files): (Vec<SourceFile>, Vec<SourceFile>) = files.into_iter().partition(|f| {
+        language != Language::OpenApi
+            && (crate::extract::docs::is_page(&f.path) || f.path.ends_with("METADATA"))
+    });
+    let pages: Vec<SourceFile> = pages
+        .into_iter()
+        .filter_map(|p| {
+            if p.path.ends_with("METADATA") {
+                let is_wheel = p.path.ends_with(".dist-info/METADATA");
+                let text = crate::extract::docs::readme_from_metadata(&p.text)?;
+                is_wheel.then(|| SourceFile {
+                    path: "README.md".into(),
+                    text,
+                })
+            } else {
+                Some(p)
+            }
+        })
+        .collect();
+    let mut files = match language {
         Language::Python => select_package_files(files),
         Language::JavaScript => crate::extract::javascript::select_files(files),
         Language::OpenApi => files,
     };
+    files.extend(
+        pages
+            .into_iter()
+            .filter(|p| crate::extract::docs::is_release_page(&p.path)),
+    );
     Ok((files, diags))
 }
 
@@ -413,7 +439,32 @@ pub fn ingest_files(
     let start = Instant::now();
     validate_version(version)?;
     let language = Language::for_package(package).map_err(IngestError::Unsupported)?;
-    let mut facts: ReleaseFacts = language.extract(files);
+    let is_page =
+        |f: &SourceFile| language != Language::OpenApi && crate::extract::docs::is_page(&f.path);
+    let mut facts: ReleaseFacts = if files.iter().any(is_page) {
+        let code: Vec<SourceFile> = files.iter().filter(|f| !is_page(f)).cloned().collect();
+        language.extract(&code)
+    } else {
+        language.extract(files)
+    };
+    let pages: Vec<&SourceFile> = files.iter().filter(|f| is_page(f)).collect();
+    if pages.len() > crate::extract::docs::MAX_PAGES {
+        diagnostics.push(Diagnostic {
+            file: pages[crate::extract::docs::MAX_PAGES].path.clone(),
+            line: 0,
+            message: format!(
+                "more than {} documentation pages; the rest are not read",
+                crate::extract::docs::MAX_PAGES
+            ),
+        });
+    }
+    for page in pages.into_iter().take(crate::extract::docs::MAX_PAGES) {
+        match crate::extract::docs::read_page(&page.path, &page.text, None, &Default::default()) {
+            Ok(p) if !p.sections.is_empty() => facts.pages.push(p),
+            Ok(_) => {}
+            Err(d) => diagnostics.push(d),
+        }
+    }
     let extracted = start.elapsed();
     if facts.symbols.is_empty() {
         // A spec that says what is wrong with it (Swagger 2.0, invalid YAML) says so here.
@@ -475,8 +526,21 @@ fn validate_version(v: &str) -> Result<(), IngestError> {
 }
 
 /// The current UTC time as RFC 3339, without a date-time crate.
+/// Now, to the microsecond: a release's stamp, which tells the text index that a release
+/// re-ingested a moment later changed.
 pub fn now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now()
+    let now = std::time::SystemTime::now();
+    let micros = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_micros())
+        .unwrap_or(0);
+    let secs = rfc3339(now);
+    format!("{}.{micros:06}Z", secs.trim_end_matches('Z'))
+}
+
+/// A time as RFC 3339 UTC (`2026-11-30T17:40:00Z`).
+pub fn rfc3339(t: std::time::SystemTime) -> String {
+    let secs = t
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
@@ -518,8 +582,9 @@ mod tests {
     #[test]
     fn timestamps_are_rfc3339() {
         let t = now_rfc3339();
-        assert_eq!(t.len(), 20, "{t}");
-        assert!(t.starts_with("20") && t.ends_with('Z'));
+        assert_eq!(t.len(), 27, "{t}");
+        assert!(t.starts_with("20") && t.ends_with('Z') && t.as_bytes()[19] == b'.');
+        assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00Z");
     }
 
     #[test]

@@ -132,7 +132,157 @@ pub fn release_quads(
         lower_symbol(&mut w, package, &release, s);
     }
     lower_openapi(&mut w, package, &release, facts);
+    lower_pages(&mut w, package, &release, facts);
     w.quads
+}
+
+/// How doc pages name symbols, mapped to qualified names: the name itself, its aliases, the
+/// export path of a JavaScript name (`Command.option`), `Class.member`, and a short name (all
+/// the symbols that have it, when it is shared by at most three).
+pub(crate) fn mention_table<'a>(
+    symbols: impl Iterator<Item = (&'a str, &'a [String])>,
+) -> std::collections::HashMap<String, Vec<String>> {
+    use std::collections::HashMap;
+    let mut table: HashMap<String, Vec<String>> = HashMap::new();
+    let mut short: HashMap<String, Vec<String>> = HashMap::new();
+    let put = |t: &mut HashMap<String, Vec<String>>, key: &str, q: &str| {
+        let e = t.entry(key.to_string()).or_default();
+        if !e.iter().any(|x| x == q) {
+            e.push(q.to_string());
+        }
+    };
+    for (q, aliases) in symbols {
+        for key in std::iter::once(q).chain(aliases.iter().map(String::as_str)) {
+            put(&mut table, key, q);
+            if let Some((_, export)) = key.split_once(':') {
+                put(&mut table, export, q);
+            }
+        }
+        let path = q.rsplit(':').next().unwrap_or(q);
+        let parts: Vec<&str> = path.split('.').collect();
+        if parts.len() >= 2 {
+            put(&mut table, &parts[parts.len() - 2..].join("."), q);
+        }
+        if let Some(last) = parts.last() {
+            put(&mut short, last, q);
+        }
+    }
+    for (name, qs) in short {
+        if qs.len() <= 3 {
+            table.entry(name).or_insert(qs);
+        }
+    }
+    table
+}
+
+/// Resolves an identifier from a page: whole, else by its last two or last segment
+/// (`client.upload_file` finds the `upload_file` methods).
+fn resolve_mention<'a>(
+    table: &'a std::collections::HashMap<String, Vec<String>>,
+    id: &str,
+) -> &'a [String] {
+    if let Some(q) = table.get(id) {
+        return q;
+    }
+    let parts: Vec<&str> = id.split('.').collect();
+    if parts.len() >= 3
+        && let Some(q) = table.get(&parts[parts.len() - 2..].join("."))
+    {
+        return q;
+    }
+    if parts.len() >= 2
+        && let Some(q) = parts.last().and_then(|l| table.get(*l))
+    {
+        return q;
+    }
+    &[]
+}
+
+fn lower_pages(w: &mut Writer, package: &PackageId, release: &NamedNode, facts: &ReleaseFacts) {
+    if facts.pages.is_empty() {
+        return;
+    }
+    let table = mention_table(
+        facts
+            .symbols
+            .iter()
+            .map(|s| (s.qualified_name.as_str(), s.aliases.as_slice())),
+    );
+    write_pages(w, package, release, &facts.pages, &table);
+}
+
+/// The named graph that holds doc pages added to a release apart from its sources
+/// (`refgraph docs`): re-ingesting the release keeps them.
+pub fn docs_graph(release: &str) -> String {
+    format!("{release}/docs")
+}
+
+/// Quads of doc pages added to an existing release, in its docs graph; `symbols` are the
+/// release's (qualified name, aliases), for linking mentions.
+pub fn docs_quads(
+    package: &PackageId,
+    version: &str,
+    pages: &[crate::model::DocPageFacts],
+    symbols: &[(String, Vec<String>)],
+) -> Vec<Quad> {
+    let release = node(package.release_purl(version));
+    let mut w = Writer {
+        graph: GraphName::NamedNode(node(docs_graph(release.as_str()))),
+        quads: Vec::new(),
+    };
+    let table = mention_table(symbols.iter().map(|(q, a)| (q.as_str(), a.as_slice())));
+    write_pages(&mut w, package, &release, pages, &table);
+    w.quads
+}
+
+fn write_pages(
+    w: &mut Writer,
+    package: &PackageId,
+    release: &NamedNode,
+    pages: &[crate::model::DocPageFacts],
+    table: &std::collections::HashMap<String, Vec<String>>,
+) {
+    for page in pages {
+        let pn = node(format!(
+            "{}#doc:{}",
+            release.as_str(),
+            escape_fragment(&page.path)
+        ));
+        w.add(&pn, rdf::TYPE, rg::DOC_PAGE);
+        w.add(&pn, rg::IN_RELEASE, release.clone());
+        w.str(&pn, rg::TITLE, &page.title);
+        w.str(&pn, rg::SOURCE_URL, &page.source_url);
+        if let Some(t) = &page.last_updated {
+            w.str(&pn, rg::LAST_UPDATED, t);
+        }
+        for (i, sec) in page.sections.iter().enumerate() {
+            let sn = node(format!("{}:{i}", pn.as_str()));
+            w.add(&sn, rdf::TYPE, rg::DOC_SECTION);
+            w.add(&sn, rg::PAGE, pn.clone());
+            w.add(&sn, rg::IN_RELEASE, release.clone());
+            w.add(&sn, rg::ORDER, Literal::from(i as i64));
+            w.str(
+                &sn,
+                rg::TITLE,
+                sec.path.last().map_or(page.title.as_str(), String::as_str),
+            );
+            w.str(&sn, rg::SECTION_PATH, &sec.path.join(" > "));
+            w.str(&sn, rg::TEXT, &sec.markdown);
+            w.str(&sn, rg::CONTENT_TYPE, sec.content_type);
+            let mut linked: Vec<&String> = Vec::new();
+            for id in &sec.identifiers {
+                for q in resolve_mention(table, id) {
+                    if linked.contains(&q) {
+                        continue;
+                    }
+                    linked.push(q);
+                    let sym = node(symbol_iri(package, q));
+                    w.add(&sn, rg::MENTIONS, sym.clone());
+                    w.add(&sym, rg::MENTIONED_IN, sn.clone());
+                }
+            }
+        }
+    }
 }
 
 /// `name\tcanonical\tkind` for every public name: one read gives the candidate ranker

@@ -110,6 +110,33 @@ pub struct ReleaseFacts {
     pub operations: std::collections::BTreeMap<String, HttpOperation>,
     /// Schema facts of the `schema` symbols and their property children, by qualified name.
     pub schemas: std::collections::BTreeMap<String, SchemaFacts>,
+    /// Documentation pages shipped with the release (README, docs folder).
+    pub pages: Vec<DocPageFacts>,
+}
+
+/// A documentation page, converted to Markdown and cut into sections.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DocPageFacts {
+    /// Path inside the release or the ingested folder (`README.md`, `docs/guide/upload.html`).
+    pub path: String,
+    /// Where readers find it: a URL when a base URL was given, else `path`.
+    pub source_url: String,
+    pub title: String,
+    /// RFC 3339, when known.
+    pub last_updated: Option<String>,
+    pub sections: Vec<DocSectionFacts>,
+}
+
+/// One section of a page: the unit of concept search.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DocSectionFacts {
+    /// Headings from the page title down to this section.
+    pub path: Vec<String>,
+    pub markdown: String,
+    /// concept, api_reference, code_example or tutorial.
+    pub content_type: &'static str,
+    /// Identifiers named in code spans, code blocks and headings, resolved at lowering.
+    pub identifiers: Vec<String>,
 }
 
 /// What an OpenAPI document says about the service as a whole.

@@ -1,0 +1,714 @@
+//! Documentation pages: Markdown and HTML to sections for the text index.
+//!
+//! HTML first loses its boilerplate (navigation, sidebars, footers, "related" boxes: CSS
+//! selectors, configurable per site) with `lol_html`, then becomes Markdown with `htmd` (code
+//! blocks fenced with their language, tables kept). Markdown is cut by its headings with
+//! `pulldown-cmark`: a section is the text under one heading; a long section is split at
+//! paragraph boundaries, never inside a code block. Each section keeps its heading path and
+//! the identifiers it names in code and headings, which lowering resolves to symbols.
+
+use std::ops::Range;
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+use crate::model::{Diagnostic, DocPageFacts, DocSectionFacts};
+
+/// Sections longer than this are split at paragraph boundaries (code blocks stay whole).
+pub const MAX_SECTION_BYTES: usize = 2400;
+
+/// Elements removed from every HTML page before conversion.
+pub const BOILERPLATE: &[&str] = &[
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "form",
+    "button",
+    "iframe",
+    "svg",
+    "[role=navigation]",
+    "[role=banner]",
+    "[role=contentinfo]",
+    "[role=search]",
+    "[aria-hidden=true]",
+    ".sidebar",
+    ".sphinxsidebar",
+    ".related",
+    ".breadcrumbs",
+    ".toc",
+    "#toc",
+    ".headerlink",
+    "a.headerlink",
+    ".copy-button",
+    ".skip-link",
+    ".cookie-banner",
+];
+
+/// How pages are read.
+#[derive(Debug, Clone, Default)]
+pub struct DocOptions {
+    /// More CSS selectors to remove from HTML pages (a site's own chrome).
+    pub remove: Vec<String>,
+    /// Pages are published under this URL (`https://docs.example.com/`): source URLs become
+    /// `base + path`.
+    pub base_url: Option<String>,
+}
+
+/// Whether a file is a documentation page.
+pub fn is_page(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    [".md", ".markdown", ".html", ".htm"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+}
+
+/// Most pages read from one release; the rest are reported.
+pub const MAX_PAGES: usize = 300;
+
+/// Whether a page found in a package is documentation of it: a README at the top, or anything
+/// under `docs/` or `doc/` (a leading `package/`, as npm tarballs have, ignored). Changelogs are
+/// left out: they name every API without explaining any, which drowns concept search.
+pub fn is_release_page(path: &str) -> bool {
+    let p = path.strip_prefix("package/").unwrap_or(path);
+    if !is_page(p) {
+        return false;
+    }
+    let lower = p.to_ascii_lowercase();
+    match lower.split_once('/') {
+        None => lower.starts_with("readme"),
+        Some((top, _)) => top == "docs" || top == "doc",
+    }
+}
+
+/// A wheel's `*.dist-info/METADATA` holds the project's README as its body (after the headers);
+/// it becomes the page `README.md`. None when the body is empty.
+pub fn readme_from_metadata(bytes: &[u8]) -> Option<Vec<u8>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let body = text
+        .split_once("\n\n")
+        .or_else(|| text.split_once("\r\n\r\n"))
+        .map(|(_, b)| b)?;
+    (!body.trim().is_empty()).then(|| body.as_bytes().to_vec())
+}
+
+/// Reads one page. A page that cannot be read is a diagnostic, never a failure.
+pub fn read_page(
+    path: &str,
+    bytes: &[u8],
+    last_updated: Option<String>,
+    options: &DocOptions,
+) -> Result<DocPageFacts, Diagnostic> {
+    let diag = |message: String| Diagnostic {
+        file: path.to_string(),
+        line: 0,
+        message,
+    };
+    let text = std::str::from_utf8(bytes).map_err(|e| diag(format!("not UTF-8: {e}")))?;
+    let lower = path.to_ascii_lowercase();
+    let (markdown, html_title) = if lower.ends_with(".html") || lower.ends_with(".htm") {
+        let title = html_title(text);
+        (
+            html_to_markdown(text, &options.remove).map_err(diag)?,
+            title,
+        )
+    } else {
+        (text.to_string(), None)
+    };
+    let sections = sections(&markdown, path);
+    let title = html_title
+        .or_else(|| {
+            sections
+                .iter()
+                .find_map(|s| s.path.first().cloned())
+                .filter(|t| !t.is_empty())
+        })
+        .unwrap_or_else(|| path.rsplit('/').next().unwrap_or(path).to_string());
+    let source_url = match &options.base_url {
+        Some(base) => format!(
+            "{}/{}",
+            base.trim_end_matches('/'),
+            path.trim_start_matches('/')
+        ),
+        None => path.to_string(),
+    };
+    Ok(DocPageFacts {
+        path: path.to_string(),
+        source_url,
+        title,
+        last_updated,
+        sections,
+    })
+}
+
+/// The `<title>` of an HTML page, without a trailing " — Site name".
+fn html_title(html: &str) -> Option<String> {
+    let lower = html.to_ascii_lowercase();
+    let start = lower.find("<title")?;
+    let open_end = start + lower[start..].find('>')? + 1;
+    let end = open_end + lower[open_end..].find("</title>")?;
+    let raw = html[open_end..end].trim();
+    let title = raw
+        .split([' '])
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">");
+    let title = title
+        .split(" — ")
+        .next()
+        .unwrap_or(&title)
+        .split(" | ")
+        .next()
+        .unwrap_or(&title)
+        .trim()
+        .to_string();
+    (!title.is_empty()).then_some(title)
+}
+
+/// Removes boilerplate elements, then converts to Markdown.
+pub fn html_to_markdown(html: &str, extra_remove: &[String]) -> Result<String, String> {
+    use lol_html::{RewriteStrSettings, Selector, element, rewrite_str};
+    let mut settings = RewriteStrSettings::new();
+    let selectors = BOILERPLATE
+        .iter()
+        .map(|s| s.to_string())
+        .chain(extra_remove.iter().cloned());
+    for sel in selectors {
+        sel.parse::<Selector>()
+            .map_err(|e| format!("bad CSS selector {sel:?}: {e}"))?;
+        settings = settings.append_element_content_handler(element!(sel.as_str(), |el| {
+            el.remove();
+            Ok(())
+        }));
+    }
+    // Sphinx and Pygments put the language on a wrapper (`div.highlight-python > pre`); htmd
+    // reads it from a `language-*` class on the `<pre>`.
+    let pending: std::rc::Rc<std::cell::RefCell<Option<String>>> = Default::default();
+    for sel in ["div[class*=\"highlight-\"]", "div[class*=\"language-\"]"] {
+        let p = pending.clone();
+        settings = settings.append_element_content_handler(element!(sel, move |el| {
+            if let Some(l) = el
+                .get_attribute("class")
+                .as_deref()
+                .and_then(language_of_class)
+            {
+                *p.borrow_mut() = Some(l);
+            }
+            Ok(())
+        }));
+    }
+    let p = pending.clone();
+    settings = settings.append_element_content_handler(element!("pre", move |el| {
+        let own = el.get_attribute("class").unwrap_or_default();
+        let inherited = p.borrow_mut().take();
+        if !own.split_whitespace().any(|c| c.starts_with("language-"))
+            && let Some(l) = language_of_class(&own).or(inherited)
+        {
+            el.set_attribute("class", format!("{own} language-{l}").trim())?;
+        }
+        Ok(())
+    }));
+    let cleaned = rewrite_str(html, settings).map_err(|e| format!("HTML rewrite failed: {e}"))?;
+    converter()
+        .convert(&cleaned)
+        .map_err(|e| format!("HTML to Markdown failed: {e}"))
+}
+
+fn language_of_class(class: &str) -> Option<String> {
+    class
+        .split_whitespace()
+        .find_map(|c| {
+            c.strip_prefix("language-")
+                .or_else(|| c.strip_prefix("lang-"))
+                .or_else(|| c.strip_prefix("highlight-"))
+        })
+        .filter(|l| !l.is_empty() && *l != "default" && *l != "none")
+        .map(str::to_owned)
+}
+
+/// htmd with one change: a `<pre>` without `<code>` (Sphinx, Pygments) still becomes a fenced
+/// block, with the language of its `language-*` class.
+fn converter() -> htmd::HtmlToMarkdown {
+    use htmd::Element;
+    use htmd::element_handler::{HandlerResult, Handlers};
+    htmd::HtmlToMarkdown::builder()
+        .skip_tags(vec![
+            "head", "title", "script", "style", "noscript", "svg", "button", "iframe",
+        ])
+        .add_handler(
+            vec!["pre"],
+            |h: &dyn Handlers, el: Element| -> Option<HandlerResult> {
+                let inner = h.walk_children(el.node).content;
+                let body = inner.trim_matches('\n');
+                if body.starts_with("```") || body.starts_with("~~~") {
+                    return Some(format!("\n\n{body}\n\n").into());
+                }
+                let lang = el
+                    .attrs
+                    .iter()
+                    .find(|a| &a.name.local == "class")
+                    .and_then(|a| {
+                        let v: &str = &a.value;
+                        v.split_whitespace()
+                            .find_map(|c| c.strip_prefix("language-"))
+                            .map(str::to_owned)
+                    })
+                    .unwrap_or_default();
+                let run = body
+                    .split(|c: char| c != '`')
+                    .map(str::len)
+                    .max()
+                    .unwrap_or(0);
+                let fence = "`".repeat(run.max(2) + 1);
+                Some(format!("\n\n{fence}{lang}\n{body}\n{fence}\n\n").into())
+            },
+        )
+        .build()
+}
+
+struct Heading {
+    level: u8,
+    text: String,
+    range: Range<usize>,
+}
+
+/// Headings, code block ranges and the identifiers named in code spans, code blocks and
+/// headings, by byte offset.
+struct Outline {
+    headings: Vec<Heading>,
+    code: Vec<Range<usize>>,
+    /// (offset, identifier)
+    identifiers: Vec<(usize, String)>,
+}
+
+fn outline(md: &str) -> Outline {
+    let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+    let mut out = Outline {
+        headings: Vec::new(),
+        code: Vec::new(),
+        identifiers: Vec::new(),
+    };
+    let mut heading: Option<Heading> = None;
+    let mut in_code: Option<usize> = None;
+    for (ev, range) in Parser::new_ext(md, opts).into_offset_iter() {
+        match ev {
+            Event::Start(Tag::Heading { level, .. }) => {
+                heading = Some(Heading {
+                    level: level as u8,
+                    text: String::new(),
+                    range,
+                })
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some(h) = heading.take() {
+                    for id in identifiers_in(&h.text, false) {
+                        out.identifiers.push((h.range.start, id));
+                    }
+                    out.headings.push(h);
+                }
+            }
+            Event::Start(Tag::CodeBlock(_)) => {
+                in_code = Some(range.start);
+                out.code.push(range);
+            }
+            Event::End(TagEnd::CodeBlock) => in_code = None,
+            Event::Code(t) => {
+                if let Some(h) = heading.as_mut() {
+                    h.text.push_str(&t);
+                }
+                for id in identifiers_in(&t, true) {
+                    out.identifiers.push((range.start, id));
+                }
+            }
+            Event::Text(t) => {
+                if let Some(h) = heading.as_mut() {
+                    h.text.push_str(&t);
+                } else if let Some(start) = in_code {
+                    for id in identifiers_in(&t, true) {
+                        out.identifiers.push((start, id));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Identifier-like words: in code every word (`confirm`, `client.put_object`); in prose only
+/// words shaped like code (`upload_file`, `getObject`, `a.b`, `f()`).
+fn identifiers_in(text: &str, code: bool) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
+            let start = i;
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric()
+                    || bytes[i] == b'_'
+                    || bytes[i] == b'$'
+                    || (bytes[i] == b'.'
+                        && bytes
+                            .get(i + 1)
+                            .is_some_and(|n| n.is_ascii_alphabetic() || *n == b'_')))
+            {
+                i += 1;
+            }
+            let word = &text[start..i];
+            let called = bytes.get(i) == Some(&b'(');
+            let shaped = word.contains(['_', '.'])
+                || called
+                || word.chars().skip(1).any(|c| c.is_ascii_uppercase());
+            if (code || shaped) && word.len() >= 2 && !out.iter().any(|w| w == word) {
+                out.push(word.to_string());
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The page cut into sections by heading; long ones split at paragraph boundaries.
+pub fn sections(md: &str, path: &str) -> Vec<DocSectionFacts> {
+    let o = outline(md);
+    let mut spans: Vec<(Vec<String>, Range<usize>)> = Vec::new();
+    let first = o.headings.first().map_or(md.len(), |h| h.range.start);
+    if !md[..first].trim().is_empty() {
+        spans.push((Vec::new(), 0..first));
+    }
+    let mut stack: Vec<(u8, String)> = Vec::new();
+    for (i, h) in o.headings.iter().enumerate() {
+        while stack.last().is_some_and(|(l, _)| *l >= h.level) {
+            stack.pop();
+        }
+        stack.push((h.level, h.text.trim().to_string()));
+        let end = o.headings.get(i + 1).map_or(md.len(), |n| n.range.start);
+        spans.push((
+            stack.iter().map(|(_, t)| t.clone()).collect(),
+            h.range.start..end,
+        ));
+    }
+    let page_kind = page_kind(path);
+    let mut out = Vec::new();
+    for (heads, range) in spans {
+        for part in split_long(md, range, &o.code) {
+            let text = md[part.clone()].trim();
+            if text.is_empty() {
+                continue;
+            }
+            let identifiers: Vec<String> = o
+                .identifiers
+                .iter()
+                .filter(|(at, _)| part.contains(at))
+                .map(|(_, id)| id.clone())
+                .fold(Vec::new(), |mut acc, id| {
+                    if !acc.contains(&id) {
+                        acc.push(id);
+                    }
+                    acc
+                });
+            let code_bytes: usize = o.code.iter().map(|c| overlap(c, &part)).sum();
+            out.push(DocSectionFacts {
+                content_type: content_type(page_kind, &heads, code_bytes, text.len()),
+                path: heads.clone(),
+                markdown: text.to_string(),
+                identifiers,
+            });
+        }
+    }
+    out
+}
+
+fn overlap(a: &Range<usize>, b: &Range<usize>) -> usize {
+    a.end.min(b.end).saturating_sub(a.start.max(b.start))
+}
+
+/// `range` cut into pieces of at most [`MAX_SECTION_BYTES`] at blank lines outside code blocks;
+/// a code block longer than that stays one piece.
+fn split_long(md: &str, range: Range<usize>, code: &[Range<usize>]) -> Vec<Range<usize>> {
+    if range.len() <= MAX_SECTION_BYTES {
+        return vec![range];
+    }
+    let inside_code = |at: usize| code.iter().any(|c| c.start < at && at < c.end);
+    let mut cuts: Vec<usize> = Vec::new();
+    let text = &md[range.clone()];
+    let mut search = 0;
+    while let Some(p) = text[search..].find("\n\n") {
+        let at = range.start + search + p + 1;
+        if !inside_code(at) {
+            cuts.push(at);
+        }
+        search += p + 2;
+    }
+    let mut out = Vec::new();
+    let mut start = range.start;
+    let mut previous = start;
+    for cut in cuts.into_iter().chain([range.end]) {
+        if cut - start > MAX_SECTION_BYTES && previous > start {
+            out.push(start..previous);
+            start = previous;
+        }
+        previous = cut;
+    }
+    out.push(start..range.end);
+    out
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum PageKind {
+    Tutorial,
+    Reference,
+    Other,
+}
+
+fn page_kind(path: &str) -> PageKind {
+    let p = path.to_ascii_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| p.contains(w));
+    if has(&[
+        "tutorial",
+        "guide",
+        "quickstart",
+        "getting-started",
+        "getting_started",
+        "howto",
+        "how-to",
+        "walkthrough",
+    ]) {
+        PageKind::Tutorial
+    } else if has(&["api", "reference"]) {
+        PageKind::Reference
+    } else {
+        PageKind::Other
+    }
+}
+
+fn content_type(page: PageKind, heads: &[String], code_bytes: usize, len: usize) -> &'static str {
+    let heading = heads.join(" ").to_ascii_lowercase();
+    if len > 0 && code_bytes * 10 >= len * 6 {
+        "code_example"
+    } else if page == PageKind::Tutorial
+        || [
+            "tutorial",
+            "quickstart",
+            "getting started",
+            "how to",
+            "step ",
+        ]
+        .iter()
+        .any(|w| heading.contains(w))
+    {
+        "tutorial"
+    } else if page == PageKind::Reference
+        || ["api reference", "reference"]
+            .iter()
+            .any(|w| heading.contains(w))
+    {
+        "api_reference"
+    } else if heading.contains("example") {
+        "code_example"
+    } else {
+        "concept"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_follow_headings_with_their_path() {
+        let md = "Intro text.\n\n# Storage\n\nAbout storage.\n\n## Upload\n\nUse `upload_file`.\n\n```python\nclient.upload_file('a')\n```\n\n## Download\n\nCall getObject().\n\n# Other\n\nx\n";
+        let s = sections(md, "README.md");
+        let paths: Vec<String> = s.iter().map(|s| s.path.join(" > ")).collect();
+        assert_eq!(
+            paths,
+            [
+                "",
+                "Storage",
+                "Storage > Upload",
+                "Storage > Download",
+                "Other"
+            ]
+        );
+        assert!(
+            s[2].identifiers.contains(&"upload_file".to_string()),
+            "{:?}",
+            s[2].identifiers
+        );
+        assert!(
+            s[2].identifiers.contains(&"client.upload_file".to_string()),
+            "{:?}",
+            s[2].identifiers
+        );
+        assert!(s[3].markdown.contains("getObject()"));
+        assert!(s[2].markdown.contains("```python"));
+    }
+
+    #[test]
+    fn prose_words_are_not_identifiers_unless_shaped_like_code() {
+        assert_eq!(
+            identifiers_in(
+                "Call the getObject method or use_this, not plain words",
+                false
+            ),
+            ["getObject", "use_this"]
+        );
+        assert_eq!(identifiers_in("confirm(text)", true), ["confirm", "text"]);
+    }
+
+    #[test]
+    fn long_sections_split_at_paragraphs_never_in_code() {
+        let para = "word ".repeat(100);
+        let code = format!("```\n{}\n```", "line\n\nline\n".repeat(200));
+        let md = format!(
+            "# A\n\n{para}\n\n{para}\n\n{code}\n\n{para}\n\n{para}\n\n{para}\n\n{para}\n\n{para}\n"
+        );
+        let s = sections(&md, "x.md");
+        assert!(s.len() > 2, "{}", s.len());
+        for sec in &s {
+            assert_eq!(
+                sec.markdown.matches("```").count() % 2,
+                0,
+                "a code block was split"
+            );
+            assert_eq!(sec.path, ["A"]);
+        }
+        assert!(s.iter().any(|x| x.content_type == "code_example"));
+    }
+
+    #[test]
+    fn html_loses_chrome_and_keeps_code_and_tables() {
+        let html = r#"<html><head><title>Upload files — Acme docs</title></head><body>
+<nav><a href="/">Home</a> <a href="/x">Everything</a></nav>
+<div class="sphinxsidebar">Sidebar links</div>
+<main><h1>Upload files</h1><p>Use <code>upload_file</code> to send a file.</p>
+<div class="highlight-python"><div class="highlight"><pre>client.upload_file("a.txt")</pre></div></div>
+<table><thead><tr><th>name</th><th>meaning</th></tr></thead><tbody><tr><td>bucket</td><td>where</td></tr></tbody></table>
+</main><footer>Copyright Acme</footer></body></html>"#;
+        let page = read_page(
+            "guide/upload.html",
+            html.as_bytes(),
+            None,
+            &DocOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(page.title, "Upload files");
+        let md: String = page
+            .sections
+            .iter()
+            .map(|s| s.markdown.clone())
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            !md.contains("Sidebar links")
+                && !md.contains("Copyright")
+                && !md.contains("Everything"),
+            "{md}"
+        );
+        assert!(
+            md.contains("```python\nclient.upload_file(\"a.txt\")\n```"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| name ") && md.contains("| bucket | where "),
+            "{md}"
+        );
+        assert_eq!(page.sections[0].content_type, "tutorial");
+        assert!(
+            page.sections[0]
+                .identifiers
+                .contains(&"upload_file".to_string())
+        );
+    }
+
+    /// Property: over many generated Markdown pages (headings of every level, paragraphs, long
+    /// code blocks with blank lines inside), every code block lands whole in exactly one section
+    /// and every section path is the chain of headings above it.
+    #[test]
+    fn code_blocks_are_never_split_in_generated_pages() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for case in 0..400 {
+            let mut md = String::new();
+            let mut blocks = Vec::new();
+            let mut stack: Vec<(usize, String)> = Vec::new();
+            let mut expected: Vec<Vec<String>> = Vec::new();
+            for i in 0..(3 + next(25)) {
+                match next(4) {
+                    0 => {
+                        let level = 1 + next(4) as usize;
+                        let text = format!("Heading {case}-{i}");
+                        md.push_str(&format!("{} {text}\n\n", "#".repeat(level)));
+                        while stack.last().is_some_and(|(l, _)| *l >= level) {
+                            stack.pop();
+                        }
+                        stack.push((level, text));
+                        expected.push(stack.iter().map(|(_, t)| t.clone()).collect());
+                    }
+                    1 | 2 => {
+                        let words = 20 + next(400) as usize;
+                        md.push_str(&format!("{}\n\n", "lorem ipsum ".repeat(words / 2)));
+                    }
+                    _ => {
+                        let mut body = String::new();
+                        for l in 0..(1 + next(120)) {
+                            body.push_str(&format!("call_{case}_{i}_{l}(x)\n"));
+                            if next(5) == 0 {
+                                body.push('\n');
+                            }
+                        }
+                        let block = format!("```python\n{body}```");
+                        md.push_str(&block);
+                        md.push_str("\n\n");
+                        blocks.push(block);
+                    }
+                }
+            }
+            let secs = sections(&md, "gen.md");
+            for b in &blocks {
+                let holders = secs
+                    .iter()
+                    .filter(|s| s.markdown.contains(b.as_str()))
+                    .count();
+                assert_eq!(
+                    holders, 1,
+                    "case {case}: a code block is split or lost:\n{md}"
+                );
+            }
+            let mut paths: Vec<Vec<String>> = Vec::new();
+            for s in secs.iter().filter(|s| !s.path.is_empty()) {
+                if paths.last() != Some(&s.path) {
+                    paths.push(s.path.clone());
+                }
+            }
+            assert_eq!(paths, expected, "case {case}: section paths");
+            for s in &secs {
+                assert!(
+                    s.markdown.len() <= MAX_SECTION_BYTES
+                        || s.markdown.contains("```")
+                        || !s.markdown.contains("\n\n"),
+                    "case {case}: a long section was not split at its paragraphs"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_selector_is_an_error_not_a_panic() {
+        let e = html_to_markdown("<p>x</p>", &["[[[".to_string()]).unwrap_err();
+        assert!(e.contains("bad CSS selector"), "{e}");
+    }
+}
