@@ -2,4 +2,6 @@
 # incrementally instead of recompiling RocksDB (about 20 minutes on 2 cores).
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/refgraph/target}"
 export REFGRAPH_TEST_CACHE="${REFGRAPH_TEST_CACHE:-$HOME/.cache/refgraph/test-cache}"
+# The sentence-embedding model for concept search (`refgraph model install` puts it there).
+export REFGRAPH_MODEL_DIR="${REFGRAPH_MODEL_DIR:-$REFGRAPH_TEST_CACHE/model}"
 mkdir -p "$CARGO_TARGET_DIR" "$REFGRAPH_TEST_CACHE"

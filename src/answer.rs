@@ -15,6 +15,9 @@ use crate::model::PackageId;
 use crate::queries;
 use crate::store::{Store, StoreError};
 
+mod docs;
+pub use docs::{DocHit, DocPage, DocQuery, DocSearch, DocsReport};
+
 #[derive(Debug, thiserror::Error)]
 pub enum AnswerError {
     #[error(
@@ -47,6 +50,14 @@ pub enum AnswerError {
     Timeout(Duration),
     #[error("invalid argument: {0}")]
     BadArgument(String),
+    #[error(
+        "the text index is not open here; concept search needs `refgraph serve` or `refgraph search`"
+    )]
+    NoTextIndex,
+    #[error("no page or chunk with id '{0}' (ids come from search_docs results)")]
+    PageNotFound(String),
+    #[error(transparent)]
+    Index(#[from] crate::index::IndexError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -367,6 +378,9 @@ pub struct Engine {
     /// The indexed releases, valid for one store generation. Only this process writes to its
     /// store (RocksDB admits one writer), so the generation sees every change.
     releases: Mutex<Option<(u64, Arc<Vec<ReleaseInfo>>)>>,
+    /// The text index for concept search, when this process opened one.
+    index: Option<Arc<crate::index::TextIndex>>,
+    synonyms: crate::index::synonyms::Synonyms,
 }
 
 /// An OpenAPI path prefix (`/pets` or `GET /pets`) against an operation's `METHOD /path` aliases.
@@ -457,7 +471,25 @@ impl Engine {
             limits: QueryLimits::default(),
             names: Mutex::new((0, HashMap::new())),
             releases: Mutex::new(None),
+            index: None,
+            synonyms: Default::default(),
         }
+    }
+
+    /// With a text index for `search_docs` and `get_page`, and per-package synonym tables in
+    /// `synonyms_dir`.
+    pub fn with_index(
+        mut self,
+        index: Arc<crate::index::TextIndex>,
+        synonyms_dir: Option<std::path::PathBuf>,
+    ) -> Self {
+        self.index = Some(index);
+        self.synonyms = crate::index::synonyms::Synonyms::new(synonyms_dir);
+        self
+    }
+
+    pub fn text_index_handle(&self) -> Option<Arc<crate::index::TextIndex>> {
+        self.index.clone()
     }
 
     pub fn store(&self) -> &Store {

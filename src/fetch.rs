@@ -64,10 +64,6 @@ pub struct Fetched {
     pub from_cache: bool,
 }
 
-struct ReleaseJson {
-    urls: Vec<FileJson>,
-}
-
 #[derive(serde::Deserialize)]
 struct FileJson {
     filename: String,
@@ -174,37 +170,62 @@ pub fn fetch_pypi(
     if package.ecosystem != "pypi" {
         return Err(FetchError::UnsupportedEcosystem(package.purl()));
     }
-    let name = &package.name;
+    fetch_pypi_file(&package.name, version, cache_dir, progress, &|files| {
+        pick(files)
+    })
+}
+
+/// Downloads the wheel of `name==version` whose file name satisfies `accept` (the first one in
+/// the registry's order): how `refgraph model install` gets a platform's ONNX Runtime.
+pub fn fetch_pypi_wheel(
+    name: &str,
+    version: &str,
+    cache_dir: &Path,
+    progress: &dyn Fn(u64, u64),
+    accept: &dyn Fn(&str) -> bool,
+) -> Result<Fetched, FetchError> {
+    fetch_pypi_file(name, version, cache_dir, progress, &|files| {
+        files
+            .iter()
+            .find(|f| !f.yanked && f.packagetype == "bdist_wheel" && accept(&f.filename))
+    })
+}
+
+fn fetch_pypi_file(
+    name: &str,
+    version: &str,
+    cache_dir: &Path,
+    progress: &dyn Fn(u64, u64),
+    choose: &dyn Fn(&[FileJson]) -> Option<&FileJson>,
+) -> Result<Fetched, FetchError> {
     // The project document lists every release's files (the per-version document is not
     // served by every mirror).
-    let project: Option<ProjectJson> = get_json(&format!("{}/{name}/json", index_url()))?;
+    let project_url = format!("{}/{name}/json", index_url());
+    let project: Option<ProjectJson> = get_json(&project_url)?;
     let Some(mut project) = project else {
         return Err(FetchError::UnknownPackage {
             registry: "PyPI",
-            name: name.clone(),
+            name: name.to_string(),
         });
     };
     let Some(files) = project.releases.remove(version) else {
         let recent = newest_first(project.releases.into_keys());
         return Err(FetchError::UnknownVersion {
             registry: "PyPI",
-            name: name.clone(),
+            name: name.to_string(),
             version: version.to_string(),
             recent,
         });
     };
-    let project_url = format!("{}/{name}/json", index_url());
-    let release = ReleaseJson {
-        urls: files
-            .into_iter()
-            .map(|mut f| {
-                f.url = join_url(&project_url, &f.url);
-                f
-            })
-            .collect(),
-    };
-    let file = pick(&release.urls).ok_or_else(|| FetchError::NoArchive {
-        name: name.clone(),
+    let files: Vec<FileJson> = files
+        .into_iter()
+        .map(|mut f| {
+            f.url = join_url(&project_url, &f.url);
+            f
+        })
+        .collect();
+    let file = choose(&files).ok_or_else(|| FetchError::NoArchive {
+        name: name.to_string(),
         version: version.to_string(),
     })?;
     download(

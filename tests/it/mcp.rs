@@ -10,7 +10,7 @@ use refgraph::mcp::RefgraphServer;
 
 use crate::support::acme;
 
-fn text_of(r: &CallToolResult) -> String {
+pub(crate) fn text_of(r: &CallToolResult) -> String {
     r.content
         .iter()
         .filter_map(|c| c.as_text().map(|t| t.text.clone()))
@@ -18,7 +18,7 @@ fn text_of(r: &CallToolResult) -> String {
         .join("\n")
 }
 
-async fn call(
+pub(crate) async fn call(
     client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
     tool: &str,
     args: Value,
@@ -54,7 +54,9 @@ async fn tools_answer_with_version_lines_structured_content_and_clear_errors() {
             "check_version",
             "diff_versions",
             "get_api_detail",
+            "get_page",
             "list_apis",
+            "search_docs",
             "sparql_query"
         ]
     );

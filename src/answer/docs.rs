@@ -1,0 +1,422 @@
+//! Concept search and doc pages: `search_docs` and `get_page` over the text index, with the same
+//! version rules as every other answer (a version that is not indexed is an error listing the
+//! indexed ones; no version means the newest indexed, and the answer says so).
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::{AnswerError, Engine, ReleaseInfo};
+use crate::index::{self, Chunk, ContentType, EntityRef, Mode, SearchRequest};
+
+/// One search hit, as the MCP contract names its fields.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DocHit {
+    /// Chunk id; `get_page` takes it (or `page`) to return the whole page.
+    pub id: String,
+    pub title: String,
+    pub section_path: String,
+    pub snippet: String,
+    /// A page URL, or `file:line` inside the release.
+    pub source_url: String,
+    pub package: String,
+    pub version: String,
+    /// concept | api_reference | code_example | tutorial.
+    pub content_type: String,
+    /// The fused score (weighted reciprocal rank; higher is better).
+    pub score: f32,
+    /// The page this chunk belongs to, for `get_page`.
+    pub page: String,
+    /// The graph entities this chunk is about; `get_api_detail` gives their signatures.
+    pub entities: Vec<EntityRef>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DocSearch {
+    pub query: String,
+    /// The releases searched, `package@version`.
+    pub releases: Vec<String>,
+    pub results: Vec<DocHit>,
+    /// Whether sentence vectors took part (false: BM25 and names only, no model installed).
+    pub semantic: bool,
+    /// Why the list is empty or thin, when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DocPage {
+    pub id: String,
+    pub title: String,
+    pub source_url: String,
+    pub package: String,
+    pub version: String,
+    pub last_updated: String,
+    pub markdown: String,
+    /// Every entity the page's sections link to.
+    pub entities: Vec<EntityRef>,
+}
+
+/// What `search_docs` takes besides the query.
+#[derive(Debug, Clone, Default)]
+pub struct DocQuery {
+    pub query: String,
+    pub package: Option<String>,
+    pub version: Option<String>,
+    pub language: Option<String>,
+    pub content_type: Option<String>,
+    pub limit: Option<usize>,
+}
+
+const SNIPPET_CHARS: usize = 320;
+
+fn snippet(text: &str) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= SNIPPET_CHARS {
+        return flat;
+    }
+    let cut: String = flat.chars().take(SNIPPET_CHARS).collect();
+    format!("{}…", cut.trim_end())
+}
+
+fn hit_of(c: Chunk, score: f32) -> DocHit {
+    DocHit {
+        snippet: snippet(&c.text),
+        id: c.id,
+        title: c.title,
+        section_path: c.section_path,
+        source_url: c.source_url,
+        package: c.package,
+        version: c.version,
+        content_type: c.content_type.as_str().to_string(),
+        score,
+        page: c.page,
+        entities: c.entities,
+    }
+}
+
+/// What `refgraph docs` stored.
+#[derive(Debug, Clone, Serialize)]
+pub struct DocsReport {
+    pub release: String,
+    pub graph: String,
+    pub pages: usize,
+    pub sections: usize,
+    pub mentions: usize,
+    pub diagnostics: Vec<crate::model::Diagnostic>,
+}
+
+impl Engine {
+    /// Reads every HTML and Markdown page under `dir` and stores them as the doc pages of
+    /// `package@version` (replacing the pages an earlier run stored there). The release must
+    /// be indexed: pages are linked to its symbols.
+    pub fn add_docs(
+        &self,
+        package: &str,
+        version: &str,
+        dir: &std::path::Path,
+        options: &crate::extract::docs::DocOptions,
+    ) -> Result<DocsReport, AnswerError> {
+        let chosen = self.choose(Some(package), Some(version), None)?;
+        let rel = &chosen.release;
+        let mut files = Vec::new();
+        let mut diagnostics = Vec::new();
+        collect_pages(dir, dir, &mut files, &mut diagnostics)?;
+        if files.is_empty() {
+            return Err(AnswerError::BadArgument(format!(
+                "no .html, .htm, .md or .markdown pages under {}",
+                dir.display()
+            )));
+        }
+        let mut pages = Vec::new();
+        for (rel_path, bytes, modified) in files {
+            match crate::extract::docs::read_page(&rel_path, &bytes, modified, options) {
+                Ok(p) if !p.sections.is_empty() => pages.push(p),
+                Ok(_) => {}
+                Err(d) => diagnostics.push(d),
+            }
+        }
+        let rows = self.store().select(
+            &crate::queries::list_symbols,
+            &[("release", super::iri(&rel.release))],
+        )?;
+        let symbols: Vec<(String, Vec<String>)> = rows
+            .iter()
+            .filter_map(|r| super::get_str(r, "qname"))
+            .map(|q| (q, Vec::new()))
+            .collect();
+        let (id, _) =
+            crate::model::PackageId::parse(&rel.package).map_err(AnswerError::BadArgument)?;
+        let quads = crate::lower::docs_quads(&id, &rel.version, &pages, &symbols);
+        let graph = crate::lower::docs_graph(&rel.release);
+        let mentions = quads
+            .iter()
+            .filter(|q| q.predicate.as_ref() == crate::vocab::rg::MENTIONS)
+            .count();
+        self.store().replace_graph(
+            &oxigraph::model::NamedNode::new_unchecked(graph.clone()),
+            &quads,
+        )?;
+        Ok(DocsReport {
+            release: rel.release.clone(),
+            graph,
+            pages: pages.len(),
+            sections: pages.iter().map(|p| p.sections.len()).sum(),
+            mentions,
+            diagnostics,
+        })
+    }
+
+    fn text_index(&self) -> Result<&index::TextIndex, AnswerError> {
+        self.index.as_deref().ok_or(AnswerError::NoTextIndex)
+    }
+
+    /// The releases a search covers, and the version line that says which.
+    pub fn search_scope(
+        &self,
+        package: Option<&str>,
+        version: Option<&str>,
+    ) -> Result<(Vec<ReleaseInfo>, String), AnswerError> {
+        match package.filter(|p| !p.trim().is_empty()) {
+            Some(p) => {
+                let chosen = self.choose(Some(p), version, None)?;
+                let line = chosen.version_line();
+                Ok((vec![chosen.release], line))
+            }
+            None if version.is_some_and(|v| !v.trim().is_empty()) => Err(AnswerError::BadArgument(
+                "a version needs a package: pass package too".into(),
+            )),
+            None => {
+                let all = self.releases()?;
+                if all.is_empty() {
+                    return Err(AnswerError::NothingIndexed);
+                }
+                // The newest release of each package (releases are sorted oldest first).
+                let mut newest: Vec<ReleaseInfo> = Vec::new();
+                for r in all {
+                    match newest.last_mut() {
+                        Some(last) if last.package == r.package => *last = r,
+                        _ => newest.push(r),
+                    }
+                }
+                let line = format!(
+                    "newest indexed of each package: {}",
+                    newest
+                        .iter()
+                        .map(|r| format!("{} {}", r.name.replace("%40", "@"), r.version))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                Ok((newest, line))
+            }
+        }
+    }
+
+    /// Concept search over doc sections and docstrings of the chosen releases.
+    pub fn search_docs(&self, q: &DocQuery) -> Result<(DocSearch, String), AnswerError> {
+        self.search_docs_with(q, Mode::Fused)
+    }
+
+    pub fn search_docs_with(
+        &self,
+        q: &DocQuery,
+        mode: Mode,
+    ) -> Result<(DocSearch, String), AnswerError> {
+        let index = self.text_index()?;
+        if q.query.trim().is_empty() {
+            return Err(AnswerError::BadArgument("query is empty".into()));
+        }
+        let content_type = match q.content_type.as_deref().filter(|c| !c.is_empty()) {
+            None => None,
+            Some(c) => Some(ContentType::parse(c).ok_or_else(|| {
+                AnswerError::BadArgument(format!(
+                    "content_type '{c}' is not one of: {}",
+                    ContentType::ALL.map(|c| c.as_str()).join(", ")
+                ))
+            })?),
+        };
+        let language = q.language.as_deref().filter(|l| !l.is_empty());
+        if let Some(l) = language
+            && !["python", "javascript", "openapi"].contains(&l)
+        {
+            return Err(AnswerError::BadArgument(format!(
+                "language '{l}' is not one of: python, javascript, openapi"
+            )));
+        }
+        let (releases, line) = self.search_scope(q.package.as_deref(), q.version.as_deref())?;
+        let expansions = releases
+            .iter()
+            .flat_map(|r| self.synonyms.expansions(&r.package, &q.query))
+            .collect();
+        let req = SearchRequest {
+            query: q.query.clone(),
+            releases: releases.iter().map(|r| r.release.clone()).collect(),
+            language: language.map(str::to_string),
+            content_type,
+            limit: q.limit.unwrap_or(5).clamp(1, 50),
+            expansions,
+        };
+        let outcome = index.search(&req, mode)?;
+        let note = if outcome.nothing_relevant {
+            Some("nothing relevant found: the closest chunks did not share enough of the query's words or meaning".to_string())
+        } else if outcome.hits.is_empty() {
+            Some("nothing found".to_string())
+        } else if !outcome.used_vectors && mode != Mode::Bm25Only {
+            Some("keyword and name matching only: no embedding model is installed (refgraph model install)".to_string())
+        } else {
+            None
+        };
+        let search = DocSearch {
+            query: q.query.clone(),
+            releases: releases
+                .iter()
+                .map(|r| format!("{}@{}", r.package, r.version))
+                .collect(),
+            results: outcome
+                .hits
+                .into_iter()
+                .map(|h| hit_of(h.chunk, h.score))
+                .collect(),
+            semantic: outcome.used_vectors,
+            note,
+        };
+        Ok((search, line))
+    }
+
+    /// A whole page (every chunk with that page id, in order), or one chunk by its id.
+    pub fn get_page(&self, id: &str) -> Result<DocPage, AnswerError> {
+        let chunks = self.text_index()?.page(id)?;
+        let Some(first) = chunks.first() else {
+            return Err(AnswerError::PageNotFound(id.to_string()));
+        };
+        let page_title = first.page_title.clone();
+        let mut markdown = String::new();
+        let mut entities: Vec<EntityRef> = Vec::new();
+        for c in &chunks {
+            if !markdown.is_empty() {
+                markdown.push_str("\n\n");
+            }
+            markdown.push_str(&c.text);
+            for e in &c.entities {
+                if !entities.contains(e) {
+                    entities.push(e.clone());
+                }
+            }
+        }
+        Ok(DocPage {
+            id: first.page.clone(),
+            title: page_title,
+            source_url: first.source_url.clone(),
+            package: first.package.clone(),
+            version: first.version.clone(),
+            last_updated: first.last_updated.clone(),
+            markdown,
+            entities,
+        })
+    }
+
+    /// Brings the text index in line with the store: releases missing from it, indexed from an
+    /// older ingest, or lacking vectors now that a model is installed are (re)indexed; releases
+    /// no longer stored are dropped. `force` reindexes everything. Returns the releases indexed.
+    pub fn sync_index(
+        &self,
+        force: bool,
+        progress: &dyn Fn(&str, usize, usize),
+    ) -> Result<Vec<String>, AnswerError> {
+        let index = self.text_index()?;
+        let stored = self.releases()?;
+        let indexed = index.releases()?;
+        let with_vectors = index.embedder().is_some();
+        let mut done = Vec::new();
+        for r in &stored {
+            let fresh = indexed.get(&r.release).is_some_and(|(stamp, vectors)| {
+                *stamp == r.ingested_at && (*vectors || !with_vectors)
+            });
+            if force || !fresh {
+                self.index_release(r, &|d, t| progress(&r.release, d, t))?;
+                done.push(r.release.clone());
+            }
+        }
+        for gone in indexed.keys() {
+            if !stored.iter().any(|r| &r.release == gone) {
+                index.remove_release(gone)?;
+            }
+        }
+        Ok(done)
+    }
+
+    /// (Re)indexes one release from the store.
+    pub fn index_release(
+        &self,
+        r: &ReleaseInfo,
+        progress: &dyn Fn(usize, usize),
+    ) -> Result<usize, AnswerError> {
+        let index = self.text_index()?;
+        let chunks = index::chunks::release_chunks(self.store(), r)?;
+        Ok(index.replace_release(&r.release, &r.ingested_at, &chunks, progress)?)
+    }
+}
+
+/// Pages under `dir` (symlinks not followed), with their paths relative to `root` and their
+/// modification times.
+fn collect_pages(
+    root: &std::path::Path,
+    dir: &std::path::Path,
+    out: &mut Vec<(String, Vec<u8>, Option<String>)>,
+    diagnostics: &mut Vec<crate::model::Diagnostic>,
+) -> Result<(), AnswerError> {
+    let bad =
+        |e: std::io::Error| AnswerError::BadArgument(format!("cannot read {}: {e}", dir.display()));
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(bad)?
+        .filter_map(Result::ok)
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let path = e.path();
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            collect_pages(root, &path, out, diagnostics)?;
+            continue;
+        }
+        let rel = path
+            .strip_prefix(root)
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        if !meta.is_file() || !crate::extract::docs::is_page(&rel) {
+            continue;
+        }
+        if out.len() >= 5000 || meta.len() > 4 << 20 {
+            diagnostics.push(crate::model::Diagnostic {
+                file: rel,
+                line: 0,
+                message: "skipped: more than 5000 pages, or a page over 4 MiB".into(),
+            });
+            continue;
+        }
+        let modified = meta.modified().ok().map(crate::ingest::rfc3339);
+        match std::fs::read(&path) {
+            Ok(bytes) => out.push((rel, bytes, modified)),
+            Err(err) => diagnostics.push(crate::model::Diagnostic {
+                file: rel,
+                line: 0,
+                message: format!("cannot read: {err}"),
+            }),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippets_are_flat_and_short() {
+        assert_eq!(snippet("a\n\n  b"), "a b");
+        let long = "word ".repeat(200);
+        let s = snippet(&long);
+        assert!(s.ends_with('…') && s.chars().count() <= SNIPPET_CHARS + 1);
+    }
+}

@@ -1,0 +1,673 @@
+//! The hybrid text index: tantivy BM25 with a code-aware tokenizer, sentence vectors, and a
+//! name-match ranking, fused by weighted reciprocal rank.
+//!
+//! Everything here is derived from the store ([`chunks`] reads each release's symbols and doc
+//! sections back from its graph), so `refgraph reindex` rebuilds it from nothing, and a release
+//! re-ingested replaces all of its chunks at once (one tantivy commit deletes the old ones and
+//! adds the new ones). The vectors live in the tantivy documents too, keyed by a hash of the text
+//! they embed, so re-indexing unchanged text never runs the model again.
+
+pub mod chunks;
+pub mod embed;
+mod fusion;
+pub mod synonyms;
+mod tokenizer;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
+use tantivy::schema::{
+    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
+};
+use tantivy::tokenizer::{Language, Stemmer, TextAnalyzer};
+use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+
+pub use chunks::{Chunk, ContentType, EntityRef};
+pub use embed::{EmbedError, Embedder};
+pub use fusion::FusionConfig;
+
+use tokenizer::{CODE_TOKENIZER, CodeTokenizer};
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("text index at {0}: {1}")]
+    Tantivy(PathBuf, tantivy::TantivyError),
+    #[error("cannot create the text index directory {0}: {1}")]
+    Dir(PathBuf, std::io::Error),
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+}
+
+/// Bumped when the schema or the chunking changes: an index written by another layout is
+/// rebuilt from the store instead of being misread.
+const LAYOUT: &str = "refgraph-index-4";
+
+struct Fields {
+    id: Field,
+    release: Field,
+    stamp: Field,
+    package: Field,
+    version: Field,
+    language: Field,
+    content_type: Field,
+    title: Field,
+    names: Field,
+    section_path: Field,
+    body: Field,
+    source_url: Field,
+    page: Field,
+    page_title: Field,
+    order: Field,
+    entities: Field,
+    last_updated: Field,
+    embed_hash: Field,
+    vector: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let text = |stored: bool| {
+        let o = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(CODE_TOKENIZER)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        );
+        if stored { o.set_stored() } else { o }
+    };
+    let fields = Fields {
+        id: b.add_text_field("id", STRING | STORED),
+        release: b.add_text_field("release", STRING | STORED),
+        stamp: b.add_text_field("stamp", STORED),
+        package: b.add_text_field("package", STRING | STORED),
+        version: b.add_text_field("version", STRING | STORED),
+        language: b.add_text_field("language", STRING | STORED),
+        content_type: b.add_text_field("content_type", STRING | STORED),
+        title: b.add_text_field("title", text(true)),
+        names: b.add_text_field("names", text(false)),
+        section_path: b.add_text_field("section_path", text(true)),
+        body: b.add_text_field("body", text(true)),
+        source_url: b.add_text_field("source_url", STORED),
+        page: b.add_text_field("page", STRING | STORED),
+        page_title: b.add_text_field("page_title", STORED),
+        order: b.add_u64_field("order", STORED),
+        entities: b.add_text_field("entities", STORED),
+        last_updated: b.add_text_field("last_updated", STORED),
+        embed_hash: b.add_text_field("embed_hash", STORED),
+        vector: b.add_bytes_field("vector", STORED),
+    };
+    (b.build(), fields)
+}
+
+fn analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(CodeTokenizer)
+        .filter(Stemmer::new(Language::English))
+        .build()
+}
+
+/// The hash of a chunk's embedded text, and its vector when a model is installed.
+type HashedVector = (String, Option<Vec<f32>>);
+
+/// A chunk as loaded for ranking: what a hit shows, plus its vector.
+#[derive(Debug, Clone)]
+pub(crate) struct Loaded {
+    pub chunk: Chunk,
+    pub stamp: String,
+    pub embed_hash: String,
+    pub vector: Option<Vec<f32>>,
+}
+
+/// Every live chunk, loaded once per index commit.
+struct Snapshot {
+    /// The reader generation this snapshot was loaded at.
+    generation: u64,
+    chunks: Vec<Loaded>,
+    by_address: HashMap<DocAddress, usize>,
+}
+
+/// A search: the query, the releases to search (empty: all), optional filters and how many hits.
+#[derive(Debug, Clone, Default)]
+pub struct SearchRequest {
+    pub query: String,
+    pub releases: Vec<String>,
+    pub language: Option<String>,
+    pub content_type: Option<ContentType>,
+    pub limit: usize,
+    /// Extra terms from the package's synonyms table, matched like words of the query.
+    pub expansions: Vec<String>,
+}
+
+/// One ranked chunk.
+#[derive(Debug, Clone)]
+pub struct SearchHit {
+    pub chunk: Chunk,
+    /// The fused score (weighted reciprocal rank).
+    pub score: f32,
+    /// Ranks in the individual rankings (1-based), for explaining and for the benchmark.
+    pub bm25_rank: Option<usize>,
+    pub vector_rank: Option<usize>,
+    pub name_rank: Option<usize>,
+    pub cosine: Option<f32>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SearchOutcome {
+    pub hits: Vec<SearchHit>,
+    /// Whether vectors took part (a model is installed and the chunks have vectors).
+    pub used_vectors: bool,
+    /// Candidates were found but none cleared the relevance bar.
+    pub nothing_relevant: bool,
+}
+
+/// Which rankings to use; the benchmark and the labelled query set compare them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Fused,
+    Bm25Only,
+    VectorOnly,
+}
+
+pub struct TextIndex {
+    index: Index,
+    reader: IndexReader,
+    fields: Fields,
+    dir: Option<PathBuf>,
+    writer: Mutex<Option<IndexWriter>>,
+    snapshot: RwLock<Option<Arc<Snapshot>>>,
+    model_dir: Option<PathBuf>,
+    embedder: OnceLock<Option<Arc<Embedder>>>,
+    pub fusion: FusionConfig,
+    query_vectors: Mutex<lru::LruCache<String, Arc<Vec<f32>>>>,
+}
+
+impl TextIndex {
+    /// Opens (or creates) the index in `dir`. An index of another layout is wiped: it is
+    /// derived data, and the caller reindexes what the store holds.
+    pub fn open(dir: &Path, model_dir: Option<PathBuf>) -> Result<Self, IndexError> {
+        let err = |e| IndexError::Tantivy(dir.to_path_buf(), e);
+        let layout_file = dir.join("LAYOUT");
+        let current = std::fs::read_to_string(&layout_file).unwrap_or_default();
+        if current.trim() != LAYOUT && dir.exists() {
+            std::fs::remove_dir_all(dir).map_err(|e| IndexError::Dir(dir.to_path_buf(), e))?;
+        }
+        std::fs::create_dir_all(dir).map_err(|e| IndexError::Dir(dir.to_path_buf(), e))?;
+        std::fs::write(&layout_file, LAYOUT).map_err(|e| IndexError::Dir(dir.to_path_buf(), e))?;
+        let (schema, fields) = schema();
+        let directory = tantivy::directory::MmapDirectory::open(dir)
+            .map_err(|e| err(tantivy::TantivyError::from(e)))?;
+        let index = Index::open_or_create(directory, schema).map_err(err)?;
+        Self::with_index(index, fields, Some(dir.to_path_buf()), model_dir)
+    }
+
+    /// An index in memory, for tests and one-shot runs.
+    pub fn in_memory(model_dir: Option<PathBuf>) -> Result<Self, IndexError> {
+        let (schema, fields) = schema();
+        Self::with_index(Index::create_in_ram(schema), fields, None, model_dir)
+    }
+
+    fn with_index(
+        index: Index,
+        fields: Fields,
+        dir: Option<PathBuf>,
+        model_dir: Option<PathBuf>,
+    ) -> Result<Self, IndexError> {
+        index.tokenizers().register(CODE_TOKENIZER, analyzer());
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|e| IndexError::Tantivy(dir.clone().unwrap_or_default(), e))?;
+        Ok(TextIndex {
+            index,
+            reader,
+            fields,
+            dir,
+            writer: Mutex::new(None),
+            snapshot: RwLock::new(None),
+            model_dir,
+            embedder: OnceLock::new(),
+            fusion: FusionConfig::default(),
+            query_vectors: Mutex::new(lru::LruCache::new(
+                std::num::NonZeroUsize::new(256).expect("nonzero"),
+            )),
+        })
+    }
+
+    fn err(&self, e: tantivy::TantivyError) -> IndexError {
+        IndexError::Tantivy(self.dir.clone().unwrap_or_default(), e)
+    }
+
+    /// The embedding model, loaded at first use. Without one, says so once and returns None.
+    pub fn embedder(&self) -> Option<Arc<Embedder>> {
+        self.embedder
+            .get_or_init(|| {
+                let dir = embed::model_dir(self.model_dir.as_deref())?;
+                match Embedder::load(&dir) {
+                    Ok(e) => Some(Arc::new(e)),
+                    Err(e) => {
+                        tracing::warn!("text search without vectors (BM25 and names only): {e}");
+                        None
+                    }
+                }
+            })
+            .clone()
+    }
+
+    /// Replaces every chunk of `release` with `chunks` in one commit. Texts already embedded
+    /// (in any release) reuse their vectors; the rest are embedded in batches, reporting
+    /// `progress(done, total)`.
+    pub fn replace_release(
+        &self,
+        release: &str,
+        stamp: &str,
+        chunks: &[Chunk],
+        progress: &dyn Fn(usize, usize),
+    ) -> Result<usize, IndexError> {
+        let vectors = self.vectors_for(chunks, progress)?;
+        let f = &self.fields;
+        let mut guard = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_none() {
+            *guard = Some(self.index.writer(64 << 20).map_err(|e| self.err(e))?);
+        }
+        let writer = guard.as_mut().expect("set above");
+        writer.delete_term(Term::from_field_text(f.release, release));
+        for (c, (hash, v)) in chunks.iter().zip(vectors) {
+            let mut d = TantivyDocument::default();
+            d.add_text(f.id, &c.id);
+            d.add_text(f.release, release);
+            d.add_text(f.stamp, stamp);
+            d.add_text(f.package, &c.package);
+            d.add_text(f.version, &c.version);
+            d.add_text(f.language, &c.language);
+            d.add_text(f.content_type, c.content_type.as_str());
+            d.add_text(f.title, &c.title);
+            for e in &c.entities {
+                d.add_text(f.names, &e.qualified_name);
+            }
+            d.add_text(f.section_path, &c.section_path);
+            d.add_text(f.body, &c.text);
+            d.add_text(f.source_url, &c.source_url);
+            d.add_text(f.page, &c.page);
+            d.add_text(f.page_title, &c.page_title);
+            d.add_u64(f.order, c.order as u64);
+            d.add_text(
+                f.entities,
+                serde_json::to_string(&c.entities).unwrap_or_default(),
+            );
+            d.add_text(f.last_updated, &c.last_updated);
+            d.add_text(f.embed_hash, &hash);
+            if let Some(v) = v {
+                d.add_bytes(f.vector, &embed::to_bytes(&v));
+            }
+            writer.add_document(d).map_err(|e| self.err(e))?;
+        }
+        writer.commit().map_err(|e| self.err(e))?;
+        self.reader.reload().map_err(|e| self.err(e))?;
+        Ok(chunks.len())
+    }
+
+    /// Removes every chunk of `release`.
+    pub fn remove_release(&self, release: &str) -> Result<(), IndexError> {
+        self.replace_release(release, "", &[], &|_, _| {})
+            .map(|_| ())
+    }
+
+    /// The vector of each chunk's `embed_text` (None when no model is installed) with the
+    /// text's hash.
+    fn vectors_for(
+        &self,
+        chunks: &[Chunk],
+        progress: &dyn Fn(usize, usize),
+    ) -> Result<Vec<HashedVector>, IndexError> {
+        let hashes: Vec<String> = chunks
+            .iter()
+            .map(|c| embed::sha256_hex(c.embed_text.as_bytes()))
+            .collect();
+        let Some(embedder) = self.embedder() else {
+            return Ok(hashes.into_iter().map(|h| (h, None)).collect());
+        };
+        let snapshot = self.snapshot()?;
+        let mut known: HashMap<&str, &Vec<f32>> = HashMap::new();
+        for l in &snapshot.chunks {
+            if let Some(v) = &l.vector {
+                known.insert(l.embed_hash.as_str(), v);
+            }
+        }
+        let mut todo: Vec<usize> = Vec::new();
+        let mut seen = HashSet::new();
+        for (i, h) in hashes.iter().enumerate() {
+            if !known.contains_key(h.as_str()) && seen.insert(h.as_str()) {
+                todo.push(i);
+            }
+        }
+        // Shortest first: batches of similar length pad less.
+        todo.sort_by_key(|&i| chunks[i].embed_text.len());
+        let mut fresh: HashMap<&str, Vec<f32>> = HashMap::new();
+        let total = todo.len();
+        for batch in todo.chunks(64) {
+            let texts: Vec<&str> = batch
+                .iter()
+                .map(|&i| embed_input(&chunks[i].embed_text))
+                .collect();
+            let vs = embedder.embed(&texts)?;
+            for (&i, v) in batch.iter().zip(vs) {
+                fresh.insert(hashes[i].as_str(), v);
+            }
+            progress(fresh.len(), total);
+        }
+        Ok(hashes
+            .iter()
+            .map(|h| {
+                let v = fresh
+                    .get(h.as_str())
+                    .cloned()
+                    .or_else(|| known.get(h.as_str()).map(|v| (*v).clone()));
+                (h.clone(), v)
+            })
+            .collect())
+    }
+
+    /// The live chunks, reloaded after each commit.
+    fn snapshot(&self) -> Result<Arc<Snapshot>, IndexError> {
+        let searcher = self.reader.searcher();
+        let generation = searcher.generation().generation_id();
+        if let Some(s) = self
+            .snapshot
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            && s.generation == generation
+        {
+            return Ok(s.clone());
+        }
+        let f = &self.fields;
+        let mut chunks = Vec::new();
+        let mut by_address = HashMap::new();
+        for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+            let store = segment
+                .get_store_reader(64)
+                .map_err(|e| self.err(e.into()))?;
+            let ids = segment.doc_ids_alive();
+            for (doc_id, doc) in ids.zip(store.iter::<TantivyDocument>(segment.alive_bitset())) {
+                let doc = doc.map_err(|e| self.err(e))?;
+                let s = |field: Field| {
+                    doc.get_first(field)
+                        .and_then(|v| v.as_str())
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                let chunk = Chunk {
+                    id: s(f.id),
+                    release: s(f.release),
+                    package: s(f.package),
+                    version: s(f.version),
+                    language: s(f.language),
+                    content_type: ContentType::parse(&s(f.content_type))
+                        .unwrap_or(ContentType::Concept),
+                    title: s(f.title),
+                    section_path: s(f.section_path),
+                    text: s(f.body),
+                    source_url: s(f.source_url),
+                    page: s(f.page),
+                    page_title: s(f.page_title),
+                    order: doc.get_first(f.order).and_then(|v| v.as_u64()).unwrap_or(0) as usize,
+                    entities: serde_json::from_str(&s(f.entities)).unwrap_or_default(),
+                    last_updated: s(f.last_updated),
+                    embed_text: String::new(),
+                };
+                let vector = doc
+                    .get_first(f.vector)
+                    .and_then(|v| v.as_bytes())
+                    .and_then(embed::from_bytes);
+                by_address.insert(DocAddress::new(ord as u32, doc_id), chunks.len());
+                chunks.push(Loaded {
+                    chunk,
+                    stamp: s(f.stamp),
+                    embed_hash: s(f.embed_hash),
+                    vector,
+                });
+            }
+        }
+        let snap = Arc::new(Snapshot {
+            generation,
+            chunks,
+            by_address,
+        });
+        *self.snapshot.write().unwrap_or_else(|p| p.into_inner()) = Some(snap.clone());
+        Ok(snap)
+    }
+
+    /// Each indexed release with the stamp it was indexed at and whether all its chunks have
+    /// vectors: what `sync` compares with the store.
+    pub fn releases(&self) -> Result<HashMap<String, (String, bool)>, IndexError> {
+        let snap = self.snapshot()?;
+        let mut out: HashMap<String, (String, bool)> = HashMap::new();
+        for l in &snap.chunks {
+            let e = out
+                .entry(l.chunk.release.clone())
+                .or_insert_with(|| (l.stamp.clone(), true));
+            e.1 &= l.vector.is_some();
+        }
+        Ok(out)
+    }
+
+    /// The chunks of one page, in page order: `id` is a page id or the id of any chunk of it.
+    pub fn page(&self, id: &str) -> Result<Vec<Chunk>, IndexError> {
+        let snap = self.snapshot()?;
+        let page = snap
+            .chunks
+            .iter()
+            .find(|l| l.chunk.page == id || l.chunk.id == id)
+            .map(|l| l.chunk.page.clone());
+        let mut chunks: Vec<Chunk> = snap
+            .chunks
+            .iter()
+            .filter(|l| Some(&l.chunk.page) == page.as_ref())
+            .map(|l| l.chunk.clone())
+            .collect();
+        chunks.sort_by_key(|c| c.order);
+        Ok(chunks)
+    }
+
+    /// Number of live chunks.
+    pub fn len(&self) -> Result<usize, IndexError> {
+        Ok(self.snapshot()?.chunks.len())
+    }
+
+    pub fn is_empty(&self) -> Result<bool, IndexError> {
+        Ok(self.len()? == 0)
+    }
+
+    /// The query's vector, cached (queries repeat).
+    fn query_vector(&self, embedder: &Embedder, query: &str) -> Result<Arc<Vec<f32>>, IndexError> {
+        let mut cache = self.query_vectors.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(v) = cache.get(query) {
+            return Ok(v.clone());
+        }
+        drop(cache);
+        let v = Arc::new(
+            embedder
+                .embed(&[query])?
+                .into_iter()
+                .next()
+                .unwrap_or_default(),
+        );
+        self.query_vectors
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .put(query.to_string(), v.clone());
+        Ok(v)
+    }
+
+    /// Ranks chunks for `req`: BM25, vectors and names, fused.
+    pub fn search(&self, req: &SearchRequest, mode: Mode) -> Result<SearchOutcome, IndexError> {
+        let snap = self.snapshot()?;
+        let releases: HashSet<&str> = req.releases.iter().map(String::as_str).collect();
+        let admitted = |l: &Loaded| {
+            (releases.is_empty() || releases.contains(l.chunk.release.as_str()))
+                && req
+                    .language
+                    .as_deref()
+                    .is_none_or(|x| l.chunk.language == x)
+                && req.content_type.is_none_or(|x| l.chunk.content_type == x)
+        };
+        let depth = self.fusion.candidates;
+        let terms = fusion::query_terms(&req.query, &req.expansions);
+
+        let bm25 = if mode == Mode::VectorOnly {
+            Vec::new()
+        } else {
+            self.bm25(&snap, &terms.stemmed, req, depth)?
+        };
+        let mut cosines: HashMap<usize, f32> = HashMap::new();
+        let mut used_vectors = false;
+        let vector = match (mode, self.embedder()) {
+            (Mode::Bm25Only, _) | (_, None) => Vec::new(),
+            (_, Some(embedder)) => {
+                let q = self.query_vector(&embedder, &req.query)?;
+                let mut scored: Vec<(usize, f32)> = snap
+                    .chunks
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| admitted(l))
+                    .filter_map(|(i, l)| l.vector.as_ref().map(|v| (i, embed::dot(&q, v))))
+                    .collect();
+                used_vectors = !scored.is_empty();
+                scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+                scored.truncate(depth);
+                cosines.extend(scored.iter().copied());
+                scored.into_iter().map(|(i, _)| i).collect()
+            }
+        };
+        let names = if mode == Mode::Fused {
+            fusion::name_ranking(&snap.chunks, &terms, &admitted, depth)
+        } else {
+            Vec::new()
+        };
+        let trust: Vec<f32> = bm25
+            .iter()
+            .map(|&i| fusion::coverage(&snap.chunks[i].chunk, &terms).powi(2))
+            .collect();
+        let fused = self.fusion.fuse(&bm25, &trust, &vector, &names);
+        let mut hits = Vec::new();
+        let mut rejected = 0;
+        for (i, score) in fused {
+            let l = &snap.chunks[i];
+            let rank = |list: &[usize]| list.iter().position(|&x| x == i).map(|p| p + 1);
+            let hit = SearchHit {
+                chunk: l.chunk.clone(),
+                score,
+                bm25_rank: rank(&bm25),
+                vector_rank: rank(&vector),
+                name_rank: rank(&names),
+                cosine: cosines.get(&i).copied(),
+            };
+            if !self.fusion.relevant(&hit, &terms, used_vectors) {
+                rejected += 1;
+                continue;
+            }
+            hits.push(hit);
+            if hits.len() >= req.limit.max(1) {
+                break;
+            }
+        }
+        Ok(SearchOutcome {
+            nothing_relevant: hits.is_empty() && rejected > 0,
+            hits,
+            used_vectors,
+        })
+    }
+
+    fn bm25(
+        &self,
+        snap: &Snapshot,
+        stemmed: &[String],
+        req: &SearchRequest,
+        depth: usize,
+    ) -> Result<Vec<usize>, IndexError> {
+        if stemmed.is_empty() {
+            return Ok(Vec::new());
+        }
+        let f = &self.fields;
+        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for t in stemmed {
+            for (field, boost) in [
+                (f.title, 2.0),
+                (f.names, 2.0),
+                (f.section_path, 1.0),
+                (f.body, 1.0),
+            ] {
+                let q = TermQuery::new(
+                    Term::from_field_text(field, t),
+                    IndexRecordOption::WithFreqs,
+                );
+                should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+            }
+        }
+        let mut must: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        // Filters score nothing: wrapped in a constant-score query of 0.
+        let any_of = |field: Field, values: &mut dyn Iterator<Item = &str>| -> Box<dyn Query> {
+            let any = BooleanQuery::new(
+                values
+                    .map(|v| {
+                        (
+                            Occur::Should,
+                            Box::new(TermQuery::new(
+                                Term::from_field_text(field, v),
+                                IndexRecordOption::Basic,
+                            )) as Box<dyn Query>,
+                        )
+                    })
+                    .collect(),
+            );
+            Box::new(ConstScoreQuery::new(Box::new(any), 0.0))
+        };
+        if !req.releases.is_empty() {
+            must.push((
+                Occur::Must,
+                any_of(f.release, &mut req.releases.iter().map(String::as_str)),
+            ));
+        }
+        if let Some(l) = &req.language {
+            must.push((
+                Occur::Must,
+                any_of(f.language, &mut std::iter::once(l.as_str())),
+            ));
+        }
+        if let Some(c) = req.content_type {
+            must.push((
+                Occur::Must,
+                any_of(f.content_type, &mut std::iter::once(c.as_str())),
+            ));
+        }
+        let searcher = self.reader.searcher();
+        let top = searcher
+            .search(
+                &BooleanQuery::new(must),
+                &TopDocs::with_limit(depth).order_by_score(),
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(top
+            .into_iter()
+            .filter_map(|(_, addr)| snap.by_address.get(&addr).copied())
+            .collect())
+    }
+}
+
+/// The model reads at most 256 tokens; cutting long texts first saves tokenizing them whole.
+fn embed_input(text: &str) -> &str {
+    const MAX_BYTES: usize = 1600;
+    if text.len() <= MAX_BYTES {
+        return text;
+    }
+    let mut end = MAX_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}

@@ -1,0 +1,374 @@
+//! Chunks: the units the text index ranks, each read from the store and linked to entities.
+//!
+//! Two sources: every public symbol of a release (its docstring, signature and name, linked to
+//! the symbol itself), and the sections of doc pages stored with the release (linked to the
+//! symbols they mention). Both are read back from the release graph, so the index can always
+//! be rebuilt from the store alone.
+
+use std::collections::HashMap;
+
+use oxigraph::model::NamedNode;
+use serde::{Deserialize, Serialize};
+
+use crate::answer::{ReleaseInfo, get_str, kind_name};
+use crate::queries;
+use crate::store::{Store, StoreError};
+
+/// An entity a chunk is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct EntityRef {
+    /// The symbol's IRI.
+    pub id: String,
+    pub qualified_name: String,
+    pub kind: String,
+}
+
+/// What a chunk is: reference text about one API, prose explaining ideas, an example, a
+/// step-by-step guide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ContentType {
+    Concept,
+    ApiReference,
+    CodeExample,
+    Tutorial,
+}
+
+impl ContentType {
+    pub const ALL: [ContentType; 4] = [
+        ContentType::Concept,
+        ContentType::ApiReference,
+        ContentType::CodeExample,
+        ContentType::Tutorial,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContentType::Concept => "concept",
+            ContentType::ApiReference => "api_reference",
+            ContentType::CodeExample => "code_example",
+            ContentType::Tutorial => "tutorial",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+/// One indexed unit of text.
+#[derive(Debug, Clone)]
+pub struct Chunk {
+    /// Stable id: the release-local IRI of the symbol or doc section.
+    pub id: String,
+    /// The release IRI (`pkg:pypi/click@8.1.7`).
+    pub release: String,
+    pub package: String,
+    pub version: String,
+    /// python, javascript or openapi.
+    pub language: String,
+    pub content_type: ContentType,
+    pub title: String,
+    /// Headings (or module and class) leading to this chunk, joined by ` > `.
+    pub section_path: String,
+    /// The text, as Markdown.
+    pub text: String,
+    /// Where it comes from: a page URL, or `file:line` in the release.
+    pub source_url: String,
+    /// The id `get_page` takes for the whole page this chunk belongs to.
+    pub page: String,
+    pub page_title: String,
+    /// Position within the page.
+    pub order: usize,
+    pub entities: Vec<EntityRef>,
+    /// When the source was last changed or ingested (RFC 3339).
+    pub last_updated: String,
+    /// What the sentence vector is computed from: the title in words, then the text.
+    pub embed_text: String,
+}
+
+pub(crate) fn language_of(ecosystem: &str) -> &'static str {
+    match ecosystem {
+        "pypi" => "python",
+        "npm" => "javascript",
+        _ => "openapi",
+    }
+}
+
+/// Kinds whose symbols get a chunk even without a docstring: the things people call.
+const CALLABLE_KINDS: &[&str] = &[
+    "module",
+    "class",
+    "function",
+    "method",
+    "classmethod",
+    "staticmethod",
+    "interface",
+    "operation",
+];
+
+/// `get_app_dir` → `get app dir`, `getAppDir` → `get App Dir`: what a sentence model reads well.
+pub(crate) fn words_of_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 8);
+    let mut prev: Option<char> = None;
+    for c in name.chars() {
+        if c == '_' || c == '-' {
+            out.push(' ');
+        } else {
+            if c.is_uppercase() && prev.is_some_and(|p| p.is_lowercase()) {
+                out.push(' ');
+            }
+            out.push(c);
+        }
+        prev = Some(c);
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The last segment of a qualified name (`click.Context.invoke` → `invoke`,
+/// `commander:Command.option` → `option`).
+pub(crate) fn short_name(qname: &str) -> &str {
+    qname.rsplit(['.', ':', '/']).next().unwrap_or(qname)
+}
+
+/// Module, class and name as a path: `click > Context > invoke`, `commander > Command > option`.
+fn symbol_section_path(qname: &str, tags: &str, language: &str) -> String {
+    if language == "openapi" {
+        let mut parts: Vec<&str> = tags.split(' ').filter(|t| !t.is_empty()).take(1).collect();
+        parts.push(qname);
+        return parts.join(" > ");
+    }
+    qname
+        .split([':', '.'])
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" > ")
+}
+
+/// Every chunk of a release: its symbols' and its doc pages'.
+pub fn release_chunks(store: &Store, rel: &ReleaseInfo) -> Result<Vec<Chunk>, StoreError> {
+    let mut symbols: HashMap<String, EntityRef> = HashMap::new();
+    let mut chunks = entity_chunks(store, rel, &mut symbols)?;
+    chunks.extend(section_chunks(store, rel, &symbols)?);
+    Ok(chunks)
+}
+
+/// One chunk per doc section, linked to the symbols it mentions.
+fn section_chunks(
+    store: &Store,
+    rel: &ReleaseInfo,
+    symbols: &HashMap<String, EntityRef>,
+) -> Result<Vec<Chunk>, StoreError> {
+    let release = NamedNode::new_unchecked(rel.release.clone());
+    let rows = store.select(&queries::doc_sections, &[("release", release.into())])?;
+    let language = language_of(&rel.ecosystem);
+    let mut out = Vec::new();
+    for row in rows {
+        let (Some(section), Some(page), Some(text)) = (
+            get_str(&row, "section"),
+            get_str(&row, "page"),
+            get_str(&row, "text"),
+        ) else {
+            continue;
+        };
+        let page_title = get_str(&row, "page_title").unwrap_or_default();
+        let title = get_str(&row, "title").unwrap_or_default();
+        let path = get_str(&row, "path").unwrap_or_default();
+        let entities: Vec<EntityRef> = get_str(&row, "mentions")
+            .unwrap_or_default()
+            .split(' ')
+            .filter_map(|iri| symbols.get(iri).cloned())
+            .collect();
+        let section_path = if path.is_empty() {
+            page_title.clone()
+        } else {
+            path.clone()
+        };
+        let embed_text = format!("{section_path}\n{text}");
+        out.push(Chunk {
+            id: section,
+            release: rel.release.clone(),
+            package: rel.package.clone(),
+            version: rel.version.clone(),
+            language: language.to_string(),
+            content_type: get_str(&row, "content_type")
+                .and_then(|c| ContentType::parse(&c))
+                .unwrap_or(ContentType::Concept),
+            title: if title.is_empty() {
+                page_title.clone()
+            } else {
+                title
+            },
+            page_title,
+            order: get_str(&row, "order")
+                .and_then(|o| o.parse().ok())
+                .unwrap_or(0),
+            section_path,
+            text,
+            source_url: get_str(&row, "source_url").unwrap_or_default(),
+            page,
+            entities,
+            last_updated: get_str(&row, "last_updated").unwrap_or_else(|| rel.ingested_at.clone()),
+            embed_text,
+        });
+    }
+    Ok(out)
+}
+
+/// One chunk per documented symbol of `rel` (and per undocumented callable), from the store.
+/// Every symbol seen is recorded in `symbols` (IRI → reference), for linking doc sections.
+pub fn entity_chunks(
+    store: &Store,
+    rel: &ReleaseInfo,
+    symbols: &mut HashMap<String, EntityRef>,
+) -> Result<Vec<Chunk>, StoreError> {
+    let release = NamedNode::new_unchecked(rel.release.clone());
+    let rows = store.select(&queries::doc_chunks, &[("release", release.into())])?;
+    let language = language_of(&rel.ecosystem);
+    // An OpenAPI schema's chunk lists its properties, which get no chunks of their own.
+    let mut properties: HashMap<String, Vec<String>> = HashMap::new();
+    if language == "openapi" {
+        for row in &rows {
+            if let (Some(parent), Some(qname)) = (get_str(row, "parent"), get_str(row, "qname")) {
+                properties
+                    .entry(parent)
+                    .or_default()
+                    .push(short_name(&qname).to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for row in rows {
+        let (Some(symbol), Some(qname), Some(ty)) = (
+            get_str(&row, "symbol"),
+            get_str(&row, "qname"),
+            get_str(&row, "type"),
+        ) else {
+            continue;
+        };
+        let kind = kind_name(&ty);
+        if symbols.contains_key(&symbol) {
+            continue;
+        }
+        symbols.insert(
+            symbol.clone(),
+            EntityRef {
+                id: symbol.clone(),
+                qualified_name: qname.clone(),
+                kind: kind.clone(),
+            },
+        );
+        let doc = get_str(&row, "doc").unwrap_or_default();
+        if doc.trim().is_empty() && !CALLABLE_KINDS.contains(&kind.as_str()) {
+            continue;
+        }
+        // Underscore names are internal by convention (`_allowStateChanges`, `__enter__`), and
+        // the properties of an OpenAPI schema are answers to no question on their own: their
+        // schema's chunk names them.
+        if short_name(&qname).starts_with('_')
+            || (language == "openapi" && !matches!(kind.as_str(), "operation" | "schema"))
+        {
+            continue;
+        }
+        let signature = get_str(&row, "signature");
+        let tags = get_str(&row, "tags").unwrap_or_default();
+        let file = get_str(&row, "file").unwrap_or_default();
+        let line = get_str(&row, "line").unwrap_or_default();
+        let mut text = String::new();
+        if let Some(sig) = &signature {
+            let fence = if language == "openapi" {
+                "http"
+            } else {
+                language
+            };
+            text.push_str(&format!("```{fence}\n{sig}\n```\n\n"));
+        }
+        text.push_str(doc.trim());
+        if kind == "schema"
+            && let Some(props) = properties.get(&qname)
+        {
+            text.push_str(&format!("\n\nProperties: {}", props.join(", ")));
+        }
+        let short = short_name(&qname);
+        let embed_text = {
+            let mut e = words_of_name(short);
+            if let Some(parent) = get_str(&row, "parent") {
+                e.push_str(&format!(" ({})", words_of_name(short_name(&parent))));
+            }
+            if !tags.is_empty() {
+                e.push_str(&format!(" [{tags}]"));
+            }
+            if !doc.trim().is_empty() {
+                e.push_str(": ");
+                e.push_str(doc.trim());
+            }
+            if let Some(props) = properties.get(&qname) {
+                e.push_str(&format!(" (fields: {})", props.join(", ")));
+            }
+            e
+        };
+        let id = format!(
+            "{}#{}",
+            rel.release,
+            symbol.rsplit_once('#').map_or("", |x| x.1)
+        );
+        out.push(Chunk {
+            page: id.clone(),
+            page_title: qname.clone(),
+            order: 0,
+            id,
+            release: rel.release.clone(),
+            package: rel.package.clone(),
+            version: rel.version.clone(),
+            language: language.to_string(),
+            content_type: ContentType::ApiReference,
+            section_path: symbol_section_path(&qname, &tags, language),
+            title: qname.clone(),
+            text,
+            source_url: match (file.as_str(), line.as_str()) {
+                ("", _) => String::new(),
+                (f, "" | "0") => f.to_string(),
+                (f, l) => format!("{f}:{l}"),
+            },
+            entities: vec![EntityRef {
+                id: symbol,
+                qualified_name: qname,
+                kind,
+            }],
+            last_updated: rel.ingested_at.clone(),
+            embed_text,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_read_as_words() {
+        assert_eq!(words_of_name("get_app_dir"), "get app dir");
+        assert_eq!(words_of_name("getAppDir"), "get App Dir");
+        assert_eq!(words_of_name("HTTPServer"), "HTTPServer");
+        assert_eq!(short_name("click.Context.invoke"), "invoke");
+        assert_eq!(short_name("commander:Command.option"), "option");
+        assert_eq!(short_name("commander:default"), "default");
+    }
+
+    #[test]
+    fn section_paths_follow_the_name() {
+        assert_eq!(
+            symbol_section_path("click.Context.invoke", "", "python"),
+            "click > Context > invoke"
+        );
+        assert_eq!(
+            symbol_section_path("commander:Command.option", "", "javascript"),
+            "commander > Command > option"
+        );
+        assert_eq!(
+            symbol_section_path("listPets", "pets store", "openapi"),
+            "pets > listPets"
+        );
+    }
+}

@@ -1,0 +1,275 @@
+//! Weighted reciprocal rank fusion of the three rankings, the name ranking, and the bar a hit
+//! must clear to be called relevant.
+
+use std::collections::HashMap;
+
+use tantivy::tokenizer::{Language, StopWordFilter, TextAnalyzer, TokenStream};
+
+use super::{Loaded, SearchHit, tokenizer};
+
+/// Weights and limits of the fusion; the defaults are the ones the labelled query set was
+/// tuned with (see `tests/it/search.rs`).
+#[derive(Debug, Clone)]
+pub struct FusionConfig {
+    pub bm25_weight: f32,
+    pub vector_weight: f32,
+    pub name_weight: f32,
+    /// The `k` of reciprocal rank fusion: larger flattens the advantage of the top ranks.
+    pub k: f32,
+    /// How deep each ranking goes before fusion.
+    pub candidates: usize,
+    /// A hit whose only support is its vector needs at least this cosine similarity.
+    pub min_cosine: f32,
+    /// A hit whose only support is BM25 needs at least this share of the query's words.
+    pub min_coverage: f32,
+}
+
+impl Default for FusionConfig {
+    fn default() -> Self {
+        FusionConfig {
+            bm25_weight: 0.5,
+            vector_weight: 0.3,
+            name_weight: 0.2,
+            k: 60.0,
+            candidates: 50,
+            min_cosine: 0.2,
+            min_coverage: 0.5,
+        }
+    }
+}
+
+/// The query as the rankings see it.
+pub(crate) struct QueryTerms {
+    /// Content words, stemmed as the index stems them (stop words dropped), deduplicated.
+    pub stemmed: Vec<String>,
+    /// Identifiers of the query, lower-cased, for the name ranking: words shaped like code
+    /// (`upload_file`, `getObject`, `a.b`), or every word of a query of one or two words.
+    pub names: Vec<String>,
+}
+
+/// Words that carry no topic in a question ("how do I ..."): dropped from queries, kept in
+/// the index.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "been", "before", "being", "but", "by", "can", "could", "did", "do", "does", "doing", "done",
+    "each", "for", "from", "get", "got", "had", "has", "have", "having", "how", "i", "if", "in",
+    "into", "is", "it", "its", "just", "let", "like", "make", "me", "might", "more", "most",
+    "much", "must", "my", "need", "no", "not", "of", "off", "on", "once", "one", "only", "or",
+    "other", "our", "out", "own", "please", "same", "should", "so", "some", "such", "than", "that",
+    "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to",
+    "too", "up", "us", "use", "using", "very", "want", "was", "way", "we", "were", "what", "when",
+    "where", "whether", "which", "while", "who", "why", "will", "with", "without", "would", "you",
+    "your",
+];
+
+fn query_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(tokenizer::CodeTokenizer)
+        .filter(StopWordFilter::remove(
+            STOP_WORDS.iter().map(|w| w.to_string()),
+        ))
+        .filter(tantivy::tokenizer::Stemmer::new(Language::English))
+        .build()
+}
+
+pub(crate) fn analyze(text: &str, analyzer: &mut TextAnalyzer) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stream = analyzer.token_stream(text);
+    while stream.advance() {
+        let t = &stream.token().text;
+        if !out.contains(t) {
+            out.push(t.clone());
+        }
+    }
+    out
+}
+
+pub(crate) fn query_terms(query: &str, expansions: &[String]) -> QueryTerms {
+    let mut analyzer = query_analyzer();
+    let mut stemmed = analyze(query, &mut analyzer);
+    for e in expansions {
+        for t in analyze(e, &mut analyzer) {
+            if !stemmed.contains(&t) {
+                stemmed.push(t);
+            }
+        }
+    }
+    let mut names: Vec<String> = Vec::new();
+    let words: Vec<&str> = query.split_whitespace().collect();
+    let short_query = words.len() <= 2;
+    for w in words
+        .iter()
+        .copied()
+        .chain(expansions.iter().map(String::as_str))
+    {
+        let w = w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+        let w = w.strip_suffix("()").unwrap_or(w);
+        let shaped = w.contains(['_', '.', ':'])
+            || w.chars().skip(1).any(|c| c.is_uppercase()) && w.chars().any(|c| c.is_lowercase());
+        if (shaped || short_query || expansions.iter().any(|e| e == w))
+            && !w.is_empty()
+            && !names.contains(&w.to_lowercase())
+        {
+            names.push(w.to_lowercase());
+        }
+    }
+    QueryTerms { stemmed, names }
+}
+
+/// Chunks whose entity is named in the query: a whole qualified name scores 3, its export path
+/// or `Class.member` 2, a short name of three characters or more 1; ties go to the chunk with
+/// fewer entities (the entity's own chunk before doc sections that mention it among others),
+/// then to the shorter title.
+pub(crate) fn name_ranking(
+    chunks: &[Loaded],
+    terms: &QueryTerms,
+    admitted: &dyn Fn(&Loaded) -> bool,
+    depth: usize,
+) -> Vec<usize> {
+    let mut analyzer = query_analyzer();
+    let content: Vec<&String> = terms
+        .names
+        .iter()
+        .filter(|n| n.len() >= 3 && !analyze(n, &mut analyzer).is_empty())
+        .collect();
+    if content.is_empty() {
+        return Vec::new();
+    }
+    let mut scored: Vec<(usize, u8, (usize, usize))> = Vec::new();
+    for (i, l) in chunks.iter().enumerate() {
+        if !admitted(l) {
+            continue;
+        }
+        let mut best = 0;
+        for e in &l.chunk.entities {
+            let q = e.qualified_name.to_lowercase();
+            let path = q.rsplit(':').next().unwrap_or(&q);
+            let member: String = {
+                let parts: Vec<&str> = path.split('.').collect();
+                parts[parts.len().saturating_sub(2)..].join(".")
+            };
+            let short = super::chunks::short_name(&q);
+            for n in &content {
+                if **n == q {
+                    best = best.max(3);
+                } else if **n == path || **n == member {
+                    best = best.max(2);
+                } else if **n == short {
+                    best = best.max(1);
+                }
+            }
+        }
+        if best > 0 {
+            scored.push((i, best, (l.chunk.entities.len(), l.chunk.title.len())));
+        }
+    }
+    scored.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)).then(a.0.cmp(&b.0)));
+    scored.truncate(depth);
+    scored.into_iter().map(|(i, _, _)| i).collect()
+}
+
+impl FusionConfig {
+    /// Weighted reciprocal rank fusion: each ranking adds `weight / (k + rank)`. A BM25 hit's
+    /// share is scaled by `bm25_trust` (the square of the share of the query's words it holds):
+    /// a chunk that matched two incidental words of a five-word question counts for 0.16 and
+    /// does not outvote the vectors; a chunk holding every word counts fully.
+    pub(crate) fn fuse(
+        &self,
+        bm25: &[usize],
+        bm25_trust: &[f32],
+        vector: &[usize],
+        names: &[usize],
+    ) -> Vec<(usize, f32)> {
+        let mut scores: HashMap<usize, f32> = HashMap::new();
+        for (list, w) in [
+            (bm25, self.bm25_weight),
+            (vector, self.vector_weight),
+            (names, self.name_weight),
+        ] {
+            let trusted = std::ptr::eq(list, bm25);
+            for (r, &i) in list.iter().enumerate() {
+                let trust = if trusted {
+                    bm25_trust.get(r).copied().unwrap_or(1.0)
+                } else {
+                    1.0
+                };
+                *scores.entry(i).or_default() += w * trust / (self.k + r as f32 + 1.0);
+            }
+        }
+        let mut out: Vec<(usize, f32)> = scores.into_iter().collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out
+    }
+
+    /// Whether a hit is worth showing: its entity is named in the query, its vector is close
+    /// enough, or it holds enough of the query's words.
+    pub(crate) fn relevant(&self, hit: &SearchHit, terms: &QueryTerms, used_vectors: bool) -> bool {
+        if hit.name_rank.is_some() {
+            return true;
+        }
+        if used_vectors && hit.cosine.is_some_and(|c| c >= self.min_cosine) {
+            return true;
+        }
+        hit.bm25_rank.is_some() && coverage(&hit.chunk, terms) >= self.min_coverage
+    }
+}
+
+/// Share of the query's content words found in the chunk.
+pub(crate) fn coverage(c: &super::Chunk, terms: &QueryTerms) -> f32 {
+    if terms.stemmed.is_empty() {
+        return 0.0;
+    }
+    let mut analyzer = super::analyzer();
+    let text = format!("{} {} {}", c.title, c.section_path, c.text);
+    let words = analyze(&text, &mut analyzer);
+    let found = terms.stemmed.iter().filter(|t| words.contains(t)).count();
+    found as f32 / terms.stemmed.len() as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fusion_adds_weighted_reciprocal_ranks() {
+        let f = FusionConfig::default();
+        let fused = f.fuse(&[1, 2], &[1.0, 1.0], &[2, 3], &[]);
+        // 2 is second in BM25 and first in vectors: 0.5/62 + 0.3/61 beats 1's 0.5/61.
+        assert_eq!(fused[0].0, 2);
+        assert_eq!(fused[1].0, 1);
+        assert_eq!(fused[2].0, 3);
+        assert!((fused[0].1 - (0.5 / 62.0 + 0.3 / 61.0)).abs() < 1e-6);
+        // A BM25 hit holding a fifth of the query's words counts for a fifth.
+        let weak = f.fuse(&[1], &[0.2], &[2], &[]);
+        assert_eq!(weak[0].0, 2);
+    }
+
+    #[test]
+    fn names_come_from_identifiers_or_short_queries() {
+        let t = query_terms("how do I call upload_file on getObject results", &[]);
+        assert_eq!(t.names, ["upload_file", "getobject"]);
+        assert_eq!(query_terms("confirm", &[]).names, ["confirm"]);
+        assert!(
+            query_terms("open a web page in the browser", &[])
+                .names
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn query_terms_drop_stop_words_and_keep_identifiers() {
+        let t = query_terms("How do I retry a failed upload_file?", &[]);
+        assert!(t.stemmed.contains(&"retri".to_string()), "{:?}", t.stemmed);
+        assert!(
+            !t.stemmed
+                .iter()
+                .any(|s| ["a", "do", "how", "i"].contains(&s.as_str())),
+            "{:?}",
+            t.stemmed
+        );
+        assert!(
+            t.names.contains(&"upload_file".to_string()),
+            "{:?}",
+            t.names
+        );
+    }
+}

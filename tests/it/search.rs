@@ -1,0 +1,444 @@
+//! Concept search: the text index over docstrings and doc pages, its version rules, its
+//! rebuild from the store, and the MCP tools.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use refgraph::answer::{AnswerError, DocQuery, Engine};
+use refgraph::index::{Mode, TextIndex};
+use refgraph::model::PackageId;
+use refgraph::store::Store;
+
+use crate::support::{acme, ingest, sample, try_ingest};
+
+/// The installed model: CI installs it (`refgraph model install` in scripts/setup); a missing
+/// model fails the vector tests rather than skipping them.
+fn model() -> PathBuf {
+    let dir = refgraph::index::embed::model_dir(None).expect("a model directory");
+    assert!(
+        refgraph::index::embed::model_present(&dir),
+        "no embedding model in {}: run `refgraph model install` (scripts/setup does)",
+        dir.display()
+    );
+    dir
+}
+
+/// acme-storage 1.0.0 and 2.0.0 with a text index; `vectors` loads the model.
+fn indexed(vectors: bool, dir: Option<&std::path::Path>) -> Engine {
+    let model = if vectors {
+        Some(model())
+    } else {
+        Some(PathBuf::from("/nonexistent/refgraph-model"))
+    };
+    let index = match dir {
+        Some(d) => TextIndex::open(d, model).unwrap(),
+        None => TextIndex::in_memory(model).unwrap(),
+    };
+    let store = acme().store().clone();
+    let e = Engine::new(store).with_index(Arc::new(index), None);
+    e.sync_index(false, &|_, _, _| {}).unwrap();
+    e
+}
+
+fn q(query: &str, version: Option<&str>) -> DocQuery {
+    DocQuery {
+        query: query.into(),
+        package: Some("pkg:pypi/acme-storage".into()),
+        version: version.map(str::to_string),
+        limit: Some(5),
+        ..Default::default()
+    }
+}
+
+/// Qualified names of the entities of the top `n` hits, in order.
+fn top_entities(e: &Engine, query: &DocQuery, mode: Mode, n: usize) -> Vec<String> {
+    let (s, _) = e.search_docs_with(query, mode).unwrap();
+    s.results
+        .iter()
+        .take(n)
+        .flat_map(|h| h.entities.iter().map(|x| x.qualified_name.clone()))
+        .collect()
+}
+
+#[test]
+fn identifiers_and_words_are_found_without_a_model() {
+    let e = indexed(false, None);
+    let (s, line) = e
+        .search_docs_with(&q("put_object", Some("2.0.0")), Mode::Fused)
+        .unwrap();
+    assert_eq!(line, "2.0.0");
+    assert!(!s.semantic);
+    assert_eq!(
+        s.results[0].entities[0].qualified_name,
+        "acme_storage.StorageClient.put_object"
+    );
+    assert_eq!(s.results[0].version, "2.0.0");
+    assert!(
+        s.results[0]
+            .source_url
+            .starts_with("acme_storage/_client.py:"),
+        "{:?}",
+        s.results[0]
+    );
+    // camelCase and snake_case parts match words: "presigned url" finds generate_presigned_url.
+    let hits = top_entities(&e, &q("presigned url", None), Mode::Fused, 3);
+    assert!(
+        hits.contains(&"acme_storage.StorageClient.generate_presigned_url".to_string()),
+        "{hits:?}"
+    );
+}
+
+#[test]
+fn readme_sections_are_chunks_linked_to_the_symbols_they_mention() {
+    let e = indexed(false, None);
+    let (s, _) = e
+        .search_docs_with(
+            &q("retried network errors failed upload", Some("2.0.0")),
+            Mode::Bm25Only,
+        )
+        .unwrap();
+    let retries = s
+        .results
+        .iter()
+        .find(|h| h.section_path == "Acme Storage SDK for Python > Uploading files > Retries")
+        .unwrap_or_else(|| panic!("no Retries section in {:#?}", s.results));
+    let names: Vec<&str> = retries
+        .entities
+        .iter()
+        .map(|x| x.qualified_name.as_str())
+        .collect();
+    assert!(names.contains(&"acme_storage.StorageError"), "{names:?}");
+    assert!(
+        names.contains(&"acme_storage.StorageError.retryable"),
+        "{names:?}"
+    );
+    assert_eq!(retries.source_url, "README.md");
+    // The page, whole, with its table.
+    let page = e.get_page(&retries.page).unwrap();
+    assert_eq!(page.title, "Acme Storage SDK for Python");
+    assert!(
+        page.markdown.contains("| http_method |"),
+        "{}",
+        page.markdown
+    );
+    assert!(page.markdown.contains("```python\nimport acme_storage"));
+    // 1.0.0 ships no README: its search never shows 2.0.0's pages.
+    let (old, _) = e
+        .search_docs_with(&q("retried network errors", Some("1.0.0")), Mode::Bm25Only)
+        .unwrap();
+    assert!(
+        old.results
+            .iter()
+            .all(|h| h.version == "1.0.0" && h.source_url != "README.md")
+    );
+}
+
+#[test]
+fn versions_are_never_substituted() {
+    let e = indexed(false, None);
+    match e.search_docs(&q("bucket", Some("3.0.0"))) {
+        Err(AnswerError::VersionNotIndexed { indexed, .. }) => {
+            assert_eq!(indexed, ["1.0.0", "2.0.0"])
+        }
+        other => panic!("expected VersionNotIndexed, got {other:?}"),
+    }
+    let (_, line) = e.search_docs(&q("bucket", None)).unwrap();
+    assert_eq!(line, "2.0.0 (newest indexed)");
+    let mut no_package = q("bucket", Some("2.0.0"));
+    no_package.package = None;
+    assert!(matches!(
+        e.search_docs(&no_package),
+        Err(AnswerError::BadArgument(_))
+    ));
+}
+
+#[test]
+fn paraphrases_find_the_api_through_vectors_and_noise_finds_nothing() {
+    let e = indexed(true, None);
+    let query = q(
+        "give someone a temporary link to download one file",
+        Some("2.0.0"),
+    );
+    let (s, _) = e.search_docs(&query).unwrap();
+    assert!(s.semantic);
+    let names: Vec<&str> = s
+        .results
+        .iter()
+        .flat_map(|h| h.entities.iter().map(|x| x.qualified_name.as_str()))
+        .collect();
+    assert!(
+        names.contains(&"acme_storage.StorageClient.generate_presigned_url"),
+        "{names:?}"
+    );
+    let (none, _) = e
+        .search_docs(&q("bake a chocolate cake with strawberries", Some("2.0.0")))
+        .unwrap();
+    assert!(none.results.is_empty(), "{:#?}", none.results);
+    assert!(
+        none.note.as_deref().unwrap_or("").contains("nothing"),
+        "{:?}",
+        none.note
+    );
+}
+
+#[test]
+fn synonyms_map_phrases_to_identifiers() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("pypi/acme-storage.txt");
+    std::fs::create_dir_all(table.parent().unwrap()).unwrap();
+    std::fs::write(&table, "上传文件 = put_object\n").unwrap();
+    let store = acme().store().clone();
+    let index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
+    let e = Engine::new(store).with_index(Arc::new(index), Some(dir.path().to_path_buf()));
+    e.sync_index(false, &|_, _, _| {}).unwrap();
+    let hits = top_entities(&e, &q("如何上传文件", Some("2.0.0")), Mode::Fused, 1);
+    assert_eq!(hits, ["acme_storage.StorageClient.put_object"]);
+}
+
+#[test]
+fn the_index_rebuilds_from_the_store_and_reingest_replaces_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let index_dir = dir.path().join("index");
+    let e = indexed(false, Some(&index_dir));
+    let before = e.text_index_handle().unwrap().len().unwrap();
+    assert!(before > 40, "{before}");
+    let top = top_entities(
+        &e,
+        &q("iterate over buckets", Some("2.0.0")),
+        Mode::Fused,
+        1,
+    );
+    drop(e);
+    // Gone entirely: `reindex` rebuilds the same chunks from the store.
+    std::fs::remove_dir_all(&index_dir).unwrap();
+    let e = indexed(false, Some(&index_dir));
+    assert_eq!(e.text_index_handle().unwrap().len().unwrap(), before);
+    assert_eq!(
+        top_entities(
+            &e,
+            &q("iterate over buckets", Some("2.0.0")),
+            Mode::Fused,
+            1
+        ),
+        top
+    );
+
+    // Re-ingest 2.0.0 from a copy whose README changed: the old sections are gone.
+    let copy = tempfile::tempdir().unwrap();
+    copy_tree(&sample("acme-storage-2.0.0"), copy.path());
+    std::fs::write(
+        copy.path().join("README.md"),
+        "# Acme\n\n## Zebra crossings\n\nUse `put_object` to store zebras.\n",
+    )
+    .unwrap();
+    ingest(e.store(), copy.path(), "acme-storage", "2.0.0");
+    e.sync_index(false, &|_, _, _| {}).unwrap();
+    let (s, _) = e
+        .search_docs_with(&q("retried network errors", Some("2.0.0")), Mode::Bm25Only)
+        .unwrap();
+    assert!(
+        s.results.iter().all(|h| h.source_url != "README.md"),
+        "stale README chunks: {:#?}",
+        s.results
+    );
+    let (z, _) = e.search_docs(&q("zebra crossings", Some("2.0.0"))).unwrap();
+    assert_eq!(z.results[0].section_path, "Acme > Zebra crossings");
+    assert_eq!(
+        z.results[0].entities[0].qualified_name,
+        "acme_storage.StorageClient.put_object"
+    );
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn openapi_operations_are_searchable_by_summary() {
+    let store = Store::in_memory();
+    let spec = crate::support::repo().join("samples/openapi/petstore-2.0.0.yaml");
+    try_ingest(
+        &store,
+        &spec,
+        &PackageId::new("generic", "petstore"),
+        "2.0.0",
+    )
+    .unwrap();
+    let index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
+    let e = Engine::new(store).with_index(Arc::new(index), None);
+    e.sync_index(false, &|_, _, _| {}).unwrap();
+    let query = DocQuery {
+        query: "list pets".into(),
+        package: Some("petstore".into()),
+        ..Default::default()
+    };
+    let (s, _) = e.search_docs(&query).unwrap();
+    assert!(!s.results.is_empty());
+    assert_eq!(s.results[0].entities[0].kind, "operation");
+    assert_eq!(s.results[0].content_type, "api_reference");
+}
+
+#[tokio::test]
+async fn search_docs_and_get_page_over_mcp() {
+    use crate::mcp::{call, text_of};
+    use rmcp::ServiceExt;
+    let engine = Arc::new(indexed(false, None));
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let running = refgraph::mcp::RefgraphServer::new(engine)
+            .serve(server_io)
+            .await
+            .expect("server starts");
+        running.waiting().await.ok();
+    });
+    let client = ().serve(client_io).await.expect("client connects");
+    let r = call(
+        &client,
+        "search_docs",
+        serde_json::json!({"query": "create a bucket", "package": "acme-storage", "limit": 3}),
+    )
+    .await;
+    assert_eq!(r.is_error, Some(false));
+    assert!(
+        text_of(&r).starts_with("[Version: 2.0.0 (newest indexed)]"),
+        "{}",
+        text_of(&r)
+    );
+    let v = r.structured_content.unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert!(!results.is_empty() && results.len() <= 3);
+    for field in [
+        "id",
+        "title",
+        "section_path",
+        "snippet",
+        "source_url",
+        "package",
+        "version",
+        "content_type",
+        "score",
+        "entities",
+    ] {
+        assert!(
+            results[0].get(field).is_some(),
+            "no {field} in {}",
+            results[0]
+        );
+    }
+    let page = call(
+        &client,
+        "get_page",
+        serde_json::json!({"id": results[0]["page"]}),
+    )
+    .await;
+    assert_eq!(page.is_error, Some(false));
+    let p = page.structured_content.unwrap();
+    assert_eq!(p["version"], "2.0.0");
+    assert!(!p["markdown"].as_str().unwrap().is_empty());
+    let missing = call(&client, "get_page", serde_json::json!({"id": "nope"})).await;
+    assert_eq!(missing.is_error, Some(true));
+    let bad = call(
+        &client,
+        "search_docs",
+        serde_json::json!({"query": "bucket", "package": "acme-storage", "version": "9.9.9"}),
+    )
+    .await;
+    assert_eq!(bad.is_error, Some(true));
+    assert!(text_of(&bad).contains("1.0.0, 2.0.0"), "{}", text_of(&bad));
+}
+
+#[test]
+fn a_docs_folder_joins_a_release_without_its_chrome() {
+    let e = indexed(false, None);
+    let dir = crate::support::repo().join("samples/docs/acme-storage");
+    let options = refgraph::extract::docs::DocOptions {
+        remove: vec![],
+        base_url: Some("https://docs.acme.dev/".into()),
+    };
+    let report = e
+        .add_docs("pkg:pypi/acme-storage", "2.0.0", &dir, &options)
+        .unwrap();
+    assert_eq!(report.pages, 1);
+    assert!(report.mentions >= 2, "{report:?}");
+    e.index_release(
+        &e.choose(Some("acme-storage"), Some("2.0.0"), None)
+            .unwrap()
+            .release,
+        &|_, _| {},
+    )
+    .unwrap();
+    let (s, _) = e
+        .search_docs_with(
+            &q("remove objects older than a cut-off", Some("2.0.0")),
+            Mode::Bm25Only,
+        )
+        .unwrap();
+    let hit = s
+        .results
+        .iter()
+        .find(|h| h.source_url == "https://docs.acme.dev/lifecycle.html")
+        .unwrap_or_else(|| panic!("{:#?}", s.results));
+    let names: Vec<&str> = hit
+        .entities
+        .iter()
+        .map(|x| x.qualified_name.as_str())
+        .collect();
+    assert!(
+        names.contains(&"acme_storage.StorageClient.delete_object"),
+        "{names:?}"
+    );
+    let page = e.get_page(&hit.page).unwrap();
+    assert_eq!(page.title, "Deleting old objects automatically");
+    for chrome in [
+        "Pricing and billing",
+        "Related links",
+        "All rights reserved",
+        "Quickstart",
+    ] {
+        assert!(
+            !page.markdown.contains(chrome),
+            "{chrome} left in:\n{}",
+            page.markdown
+        );
+    }
+    assert!(
+        page.markdown
+            .contains("```python\nfor info in client.list_objects"),
+        "{}",
+        page.markdown
+    );
+    // The docs graph survives a re-ingest of the release's sources.
+    ingest(
+        e.store(),
+        &sample("acme-storage-2.0.0"),
+        "acme-storage",
+        "2.0.0",
+    );
+    e.sync_index(false, &|_, _, _| {}).unwrap();
+    let (again, _) = e
+        .search_docs_with(
+            &q("remove objects older than a cut-off", Some("2.0.0")),
+            Mode::Bm25Only,
+        )
+        .unwrap();
+    assert!(
+        again
+            .results
+            .iter()
+            .any(|h| h.source_url.ends_with("lifecycle.html"))
+    );
+    // A version that is not indexed gets no pages.
+    assert!(matches!(
+        e.add_docs("pkg:pypi/acme-storage", "9.0.0", &dir, &options),
+        Err(AnswerError::VersionNotIndexed { .. })
+    ));
+}
