@@ -182,6 +182,8 @@ pub struct TextIndex {
     embedder: OnceLock<Option<Arc<Embedder>>>,
     pub fusion: FusionConfig,
     query_vectors: Mutex<lru::LruCache<String, Arc<Vec<f32>>>>,
+    /// Recent results by request, valid for one index generation (a commit invalidates them).
+    results: Mutex<lru::LruCache<String, (u64, SearchOutcome)>>,
 }
 
 impl TextIndex {
@@ -232,6 +234,9 @@ impl TextIndex {
             embedder: OnceLock::new(),
             fusion: FusionConfig::default(),
             query_vectors: Mutex::new(lru::LruCache::new(
+                std::num::NonZeroUsize::new(256).expect("nonzero"),
+            )),
+            results: Mutex::new(lru::LruCache::new(
                 std::num::NonZeroUsize::new(256).expect("nonzero"),
             )),
         })
@@ -505,6 +510,30 @@ impl TextIndex {
 
     /// Ranks chunks for `req`: BM25, vectors and names, fused.
     pub fn search(&self, req: &SearchRequest, mode: Mode) -> Result<SearchOutcome, IndexError> {
+        let generation = self.reader.searcher().generation().generation_id();
+        let key = format!("{req:?}|{mode:?}");
+        if let Some((g, hit)) = self
+            .results
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            && *g == generation
+        {
+            return Ok(hit.clone());
+        }
+        let outcome = self.search_uncached(req, mode)?;
+        self.results
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .put(key, (generation, outcome.clone()));
+        Ok(outcome)
+    }
+
+    fn search_uncached(
+        &self,
+        req: &SearchRequest,
+        mode: Mode,
+    ) -> Result<SearchOutcome, IndexError> {
         let snap = self.snapshot()?;
         let releases: HashSet<&str> = req.releases.iter().map(String::as_str).collect();
         let admitted = |l: &Loaded| {

@@ -117,7 +117,18 @@ enum Command {
     #[command(
         after_help = "At start the server brings the text index in line with the store in the background (releases ingested with --no-index, or indexed before a model was installed); search_docs answers from what is indexed meanwhile."
     )]
-    Serve,
+    Serve {
+        /// Append every tool call (tool, arguments, version, result count, latency) to FILE as
+        /// JSON lines [default file: DATA/query-log.jsonl]; `refgraph misses` reads it
+        #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
+        query_log: Option<PathBuf>,
+    },
+    /// Searches in the query log that found nothing or nothing relevant, most asked first
+    Misses {
+        /// The log [default: DATA/query-log.jsonl]
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
+    },
     /// The exact signature of a symbol in one release
     Api {
         /// Dotted public name, e.g. click.Group.command
@@ -334,7 +345,49 @@ fn run(cli: Cli) -> Result<u8> {
             }
             Ok(exit::OK)
         }
-        Command::Serve => {
+        Command::Misses { log } => {
+            let path = log.clone().unwrap_or_else(|| data.join("query-log.jsonl"));
+            let text = std::fs::read_to_string(&path).with_context(|| {
+                format!(
+                    "reading {} (start the server with `refgraph serve --query-log` to write it)",
+                    path.display()
+                )
+            })?;
+            let misses = refgraph::mcp::misses(&text);
+            if cli.json {
+                print_json(
+                    &misses
+                        .iter()
+                        .map(|(q, p, n, why)| serde_json::json!({"query": q, "package": p, "count": n, "why": why}))
+                        .collect::<Vec<_>>(),
+                )?;
+            } else if misses.is_empty() {
+                println!("no search in {} went unanswered", path.display());
+            } else {
+                for (q, p, n, why) in &misses {
+                    println!(
+                        "{n:>4}  {q:?}{}  ({why})",
+                        p.as_deref().map(|p| format!(" in {p}")).unwrap_or_default()
+                    );
+                }
+            }
+            Ok(exit::OK)
+        }
+        Command::Serve { query_log } => {
+            let log = match query_log {
+                None => None,
+                Some(p) => {
+                    let path = if p.as_os_str().is_empty() {
+                        data.join("query-log.jsonl")
+                    } else {
+                        p.clone()
+                    };
+                    Some(Arc::new(
+                        refgraph::mcp::QueryLog::open(&path)
+                            .with_context(|| format!("opening the query log {}", path.display()))?,
+                    ))
+                }
+            };
             let store = Store::open(&store_path(&data))?;
             let mut engine = Engine::new(store);
             match open_index(&cli, &data) {
@@ -356,7 +409,7 @@ fn run(cli: Cli) -> Result<u8> {
                 .worker_threads(2)
                 .enable_all()
                 .build()?;
-            rt.block_on(refgraph::mcp::serve_stdio(engine))?;
+            rt.block_on(refgraph::mcp::serve_stdio(engine, log))?;
             Ok(exit::OK)
         }
         Command::Api {

@@ -92,26 +92,6 @@ pub struct SparqlArgs {
     pub query: String,
 }
 
-/// Arguments of `search_docs`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct SearchDocsArgs {
-    /// What you want to do or know, in words ("ask the user to confirm before deleting", "retry a
-    /// failed upload", "上传文件") or an identifier (`upload_file`, `getObject`).
-    pub query: String,
-    /// Package URL (`pkg:pypi/click`) or bare name. Omitted: the newest release of every
-    /// indexed package.
-    pub package: Option<String>,
-    /// Exact release version (needs package). Omitted: the newest indexed release, stated as
-    /// such. A version that is not indexed is an error listing the indexed ones.
-    pub version: Option<String>,
-    /// Only python, javascript or openapi.
-    pub language: Option<String>,
-    /// Only concept, api_reference, code_example or tutorial.
-    pub content_type: Option<String>,
-    /// How many results (default 5, at most 50).
-    pub limit: Option<usize>,
-}
-
 /// Arguments of `get_page`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GetPageArgs {
@@ -136,6 +116,132 @@ pub struct SparqlOutput {
 pub struct RefgraphServer {
     engine: Arc<Engine>,
     tool_router: ToolRouter<Self>,
+    log: Option<Arc<QueryLog>>,
+}
+
+/// The query log: one JSON line per tool call (tool, arguments, the version answered from,
+/// result count, latency), so maintainers see what assistants ask and what found nothing.
+pub struct QueryLog {
+    file: std::sync::Mutex<std::fs::File>,
+}
+
+/// One line of the query log.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct QueryLogEntry {
+    /// RFC 3339.
+    pub at: String,
+    pub tool: String,
+    pub arguments: serde_json::Value,
+    /// What followed `[Version: ` in the answer.
+    pub version: Option<String>,
+    pub results: usize,
+    pub is_error: bool,
+    /// The answer's note, such as "nothing relevant found".
+    pub note: Option<String>,
+    pub ms: f64,
+}
+
+impl QueryLog {
+    /// Appends to `path` (created if missing).
+    pub fn open(path: &std::path::Path) -> std::io::Result<Self> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        Ok(QueryLog {
+            file: std::sync::Mutex::new(file),
+        })
+    }
+
+    fn record(&self, entry: &QueryLogEntry) {
+        use std::io::Write;
+        let Ok(mut line) = serde_json::to_string(entry) else {
+            return;
+        };
+        line.push('\n');
+        let mut f = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        if let Err(e) = f.write_all(line.as_bytes()) {
+            tracing::warn!("query log write failed: {e}");
+        }
+    }
+}
+
+/// The entry for one answered call: version from the `[Version: X]` line, result count from
+/// the structured content's list (`results`, `items`, `changes`, `versions`, SPARQL bindings).
+fn log_entry(
+    tool: &str,
+    arguments: serde_json::Value,
+    result: &CallToolResult,
+    ms: f64,
+) -> QueryLogEntry {
+    let text = result
+        .content
+        .first()
+        .and_then(|c| c.as_text().map(|t| t.text.clone()))
+        .unwrap_or_default();
+    let version = text
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("[Version: "))
+        .and_then(|l| l.strip_suffix(']'))
+        .map(str::to_string);
+    let sc = result.structured_content.as_ref();
+    let results = sc
+        .and_then(|v| {
+            ["results", "items", "changes", "versions"]
+                .iter()
+                .find_map(|k| v.get(*k).and_then(|x| x.as_array()).map(Vec::len))
+                .or_else(|| v["results"]["bindings"].as_array().map(Vec::len))
+        })
+        .unwrap_or(usize::from(result.is_error != Some(true) && sc.is_some()));
+    QueryLogEntry {
+        at: crate::ingest::now_rfc3339(),
+        tool: tool.to_string(),
+        arguments,
+        version,
+        results,
+        is_error: result.is_error == Some(true),
+        note: sc
+            .and_then(|v| v.get("note"))
+            .and_then(|n| n.as_str())
+            .map(str::to_string),
+        ms,
+    }
+}
+
+/// The searches of a query log that found nothing, or nothing relevant, with how often each
+/// was asked: what synonyms or doc pages are missing.
+pub fn misses(log: &str) -> Vec<(String, Option<String>, usize, String)> {
+    let mut out: Vec<(String, Option<String>, usize, String)> = Vec::new();
+    for line in log.lines() {
+        let Ok(e) = serde_json::from_str::<QueryLogEntry>(line) else {
+            continue;
+        };
+        if e.tool != "search_docs" || (e.results > 0 && !e.is_error) {
+            continue;
+        }
+        let query = e.arguments["query"].as_str().unwrap_or("").to_string();
+        let package = e.arguments["package"].as_str().map(str::to_string);
+        let why = e.note.unwrap_or_else(|| {
+            if e.is_error {
+                "error".into()
+            } else {
+                "nothing found".into()
+            }
+        });
+        match out
+            .iter_mut()
+            .find(|(q, p, _, _)| *q == query && *p == package)
+        {
+            Some(m) => m.2 += 1,
+            None => out.push((query, package, 1, why)),
+        }
+    }
+    out.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+    out
 }
 
 fn ok_result(version_line: &str, text: String, value: serde_json::Value) -> CallToolResult {
@@ -291,7 +397,14 @@ impl RefgraphServer {
         RefgraphServer {
             engine,
             tool_router: Self::tool_router(),
+            log: None,
         }
+    }
+
+    /// Logs every tool call to `log`.
+    pub fn with_log(mut self, log: Arc<QueryLog>) -> Self {
+        self.log = Some(log);
+        self
     }
 
     async fn blocking<T: Send + 'static>(
@@ -453,16 +566,8 @@ impl RefgraphServer {
     )]
     async fn search_docs(
         &self,
-        Parameters(a): Parameters<SearchDocsArgs>,
+        Parameters(q): Parameters<DocQuery>,
     ) -> Result<CallToolResult, ErrorData> {
-        let q = DocQuery {
-            query: a.query,
-            package: a.package,
-            version: a.version,
-            language: a.language,
-            content_type: a.content_type,
-            limit: a.limit,
-        };
         let out = self.blocking(move |e| e.search_docs(&q)).await?;
         match out {
             Ok((s, line)) => {
@@ -541,6 +646,33 @@ impl RefgraphServer {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for RefgraphServer {
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        let started = std::time::Instant::now();
+        let logged = self.log.as_ref().map(|_| {
+            (
+                request.name.to_string(),
+                serde_json::Value::Object(request.arguments.clone().unwrap_or_default()),
+            )
+        });
+        let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        let response = self.tool_router.call(tcc).await;
+        if let (Some(log), Some((tool, args))) = (&self.log, logged)
+            && let Ok(rmcp::model::CallToolResponse::Complete(result)) = &response
+        {
+            log.record(&log_entry(
+                &tool,
+                args,
+                result,
+                started.elapsed().as_secs_f64() * 1000.0,
+            ));
+        }
+        response
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("refgraph", env!("CARGO_PKG_VERSION")))
@@ -562,8 +694,9 @@ pub enum McpError {
     Run(String),
 }
 
-/// Serves MCP on stdin/stdout until the client disconnects. Logs go to stderr.
-pub async fn serve_stdio(engine: Arc<Engine>) -> Result<(), McpError> {
+/// Serves MCP on stdin/stdout until the client disconnects. Logs go to stderr; with `log`,
+/// every tool call is appended to the query log.
+pub async fn serve_stdio(engine: Arc<Engine>, log: Option<Arc<QueryLog>>) -> Result<(), McpError> {
     use rmcp::ServiceExt;
     let warm = engine.clone();
     std::thread::spawn(move || {
@@ -571,7 +704,11 @@ pub async fn serve_stdio(engine: Arc<Engine>) -> Result<(), McpError> {
             tracing::warn!("could not preload name tables: {e}");
         }
     });
-    let server = RefgraphServer::new(engine)
+    let mut server = RefgraphServer::new(engine);
+    if let Some(log) = log {
+        server = server.with_log(log);
+    }
+    let server = server
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| McpError::Start(e.to_string()))?;

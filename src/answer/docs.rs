@@ -56,14 +56,23 @@ pub struct DocPage {
     pub entities: Vec<EntityRef>,
 }
 
-/// What `search_docs` takes besides the query.
-#[derive(Debug, Clone, Default)]
+/// What `search_docs` takes (the MCP tool's arguments, and the CLI's).
+#[derive(Debug, Clone, Default, serde::Deserialize, JsonSchema)]
 pub struct DocQuery {
+    /// What you want to do or know, in words ("ask the user to confirm before deleting", "retry a
+    /// failed upload", "上传文件") or an identifier (`upload_file`, `getObject`).
     pub query: String,
+    /// Package URL (`pkg:pypi/click`) or bare name. Omitted: the newest release of every
+    /// indexed package.
     pub package: Option<String>,
+    /// Exact release version (needs package). Omitted: the newest indexed release, stated as
+    /// such. A version that is not indexed is an error listing the indexed ones.
     pub version: Option<String>,
+    /// Only python, javascript or openapi.
     pub language: Option<String>,
+    /// Only concept, api_reference, code_example or tutorial.
     pub content_type: Option<String>,
+    /// How many results (default 5, at most 50).
     pub limit: Option<usize>,
 }
 

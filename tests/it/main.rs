@@ -11,3 +11,4 @@ mod openapi;
 mod oracle;
 mod samples;
 mod search;
+mod search_quality;

@@ -292,9 +292,13 @@ async fn search_docs_and_get_page_over_mcp() {
     use crate::mcp::{call, text_of};
     use rmcp::ServiceExt;
     let engine = Arc::new(indexed(false, None));
+    let logdir = tempfile::tempdir().unwrap();
+    let log_path = logdir.path().join("log/query-log.jsonl");
+    let log = Arc::new(refgraph::mcp::QueryLog::open(&log_path).unwrap());
     let (server_io, client_io) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         let running = refgraph::mcp::RefgraphServer::new(engine)
+            .with_log(log)
             .serve(server_io)
             .await
             .expect("server starts");
@@ -354,6 +358,37 @@ async fn search_docs_and_get_page_over_mcp() {
     .await;
     assert_eq!(bad.is_error, Some(true));
     assert!(text_of(&bad).contains("1.0.0, 2.0.0"), "{}", text_of(&bad));
+    for _ in 0..2 {
+        let none = call(
+            &client,
+            "search_docs",
+            serde_json::json!({"query": "quantum chromodynamics lattice", "package": "acme-storage"}),
+        )
+        .await;
+        assert_eq!(none.is_error, Some(false));
+    }
+
+    // The query log has one line per call, and `misses` ranks what found nothing.
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    let entries: Vec<refgraph::mcp::QueryLogEntry> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(entries.len(), 6, "{log}");
+    assert_eq!(entries[0].tool, "search_docs");
+    assert_eq!(
+        entries[0].version.as_deref(),
+        Some("2.0.0 (newest indexed)")
+    );
+    assert!(entries[0].results >= 1 && entries[0].ms > 0.0);
+    assert!(entries[3].is_error);
+    let misses = refgraph::mcp::misses(&log);
+    assert_eq!(misses[0].0, "quantum chromodynamics lattice");
+    assert_eq!(misses[0].2, 2);
+    assert!(
+        misses.iter().any(|m| m.0 == "bucket" && m.3 == "error"),
+        "{misses:?}"
+    );
 }
 
 #[test]
