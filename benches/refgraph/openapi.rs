@@ -133,7 +133,7 @@ pub fn ingest_vs_validator(bin: &Path) {
                 Command::new(bin)
                     .arg("--data-dir")
                     .arg(data.path())
-                    .arg("ingest")
+                    .args(["ingest", "--no-index"])
                     .arg(&spec)
                     .args(["--package", "pkg:generic/bench-spec", "--version", version]),
             );
