@@ -478,6 +478,22 @@ impl TextIndex {
         Ok(chunks)
     }
 
+    /// Every doc page (not the per-symbol pages): its first chunk, in page id order.
+    pub fn doc_pages(&self) -> Result<Vec<Chunk>, IndexError> {
+        let snap = self.snapshot()?;
+        let mut firsts: std::collections::BTreeMap<&str, &Chunk> = Default::default();
+        for l in &snap.chunks {
+            let c = &l.chunk;
+            if c.page != c.id {
+                let e = firsts.entry(c.page.as_str()).or_insert(c);
+                if c.order < e.order {
+                    *e = c;
+                }
+            }
+        }
+        Ok(firsts.into_values().cloned().collect())
+    }
+
     /// Number of live chunks.
     pub fn len(&self) -> Result<usize, IndexError> {
         Ok(self.snapshot()?.chunks.len())

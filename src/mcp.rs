@@ -644,8 +644,96 @@ impl RefgraphServer {
     }
 }
 
+/// Doc pages are MCP resources: `refgraph://page/<percent-encoded page id>`.
+const PAGE_URI: &str = "refgraph://page/";
+
+fn page_uri(page: &str) -> String {
+    let mut out = String::from(PAGE_URI);
+    for b in page.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn page_of_uri(uri: &str) -> Option<String> {
+    let rest = uri.strip_prefix(PAGE_URI)?.as_bytes();
+    let mut out = Vec::with_capacity(rest.len());
+    let mut i = 0;
+    while i < rest.len() {
+        if rest[i] == b'%' {
+            let hex = std::str::from_utf8(rest.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(rest[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for RefgraphServer {
+    async fn list_resources(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        let pages = self
+            .blocking(|e| e.text_index_handle().map(|i| i.doc_pages()))
+            .await?;
+        let pages = match pages {
+            None => Vec::new(),
+            Some(p) => p.map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
+        };
+        let resources = pages
+            .into_iter()
+            .map(|c| {
+                rmcp::model::Resource::new(page_uri(&c.page), c.page_title.clone())
+                    .with_description(format!("{} {}: {}", c.package, c.version, c.source_url))
+                    .with_mime_type("text/markdown")
+            })
+            .collect();
+        Ok(rmcp::model::ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        let uri = request.uri.clone();
+        let Some(id) = page_of_uri(&uri) else {
+            return Err(ErrorData::resource_not_found(
+                format!("not a refgraph page URI: {uri} (expected {PAGE_URI}...)"),
+                None,
+            ));
+        };
+        let page = self.blocking(move |e| e.get_page(&id)).await?;
+        match page {
+            Ok(p) => {
+                let text = format!(
+                    "[Version: {}]\n# {}\nsource: {}\n\n{}",
+                    p.version, p.title, p.source_url, p.markdown
+                );
+                let contents = rmcp::model::ResourceContents::TextResourceContents {
+                    uri,
+                    mime_type: Some("text/markdown".into()),
+                    text,
+                    meta: None,
+                };
+                Ok(rmcp::model::ReadResourceResponse::Complete(
+                    rmcp::model::ReadResourceResult::new(vec![contents]),
+                ))
+            }
+            Err(e) => Err(ErrorData::resource_not_found(e.to_string(), None)),
+        }
+    }
+
     async fn call_tool(
         &self,
         request: rmcp::model::CallToolRequestParams,
@@ -674,15 +762,37 @@ impl ServerHandler for RefgraphServer {
     }
 
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
             .with_server_info(Implementation::new("refgraph", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "refgraph answers API questions exactly, from facts extracted from indexed releases. \
                  Every answer starts with [Version: X] naming the release it came from. Use \
                  get_api_detail for a signature, check_version to know whether a name exists in a \
                  release, search_docs when you know what you want to do but not the name, list_apis \
-                 to browse, sparql_query for anything else.",
+                 to browse, sparql_query for anything else. Doc pages are also resources \
+                 (refgraph://page/...).",
             )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn page_uris_round_trip() {
+        let id = "pkg:npm/%40acme/storage@2.0.0#doc:docs/a b.md:3";
+        let uri = super::page_uri(id);
+        assert!(
+            uri.starts_with(super::PAGE_URI)
+                && !uri[super::PAGE_URI.len()..].contains(['/', '#', ' '])
+        );
+        assert_eq!(super::page_of_uri(&uri).as_deref(), Some(id));
+        assert_eq!(super::page_of_uri("refgraph://page/%zz"), None);
+        assert_eq!(super::page_of_uri("https://x"), None);
     }
 }
 

@@ -368,6 +368,36 @@ async fn search_docs_and_get_page_over_mcp() {
         assert_eq!(none.is_error, Some(false));
     }
 
+    // Doc pages are resources too.
+    let resources = client.list_all_resources().await.unwrap();
+    let readme = resources
+        .iter()
+        .find(|r| r.name == "Acme Storage SDK for Python")
+        .unwrap_or_else(|| panic!("{resources:#?}"));
+    assert!(readme.uri.starts_with("refgraph://page/"), "{}", readme.uri);
+    let read = client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            readme.uri.clone(),
+        ))
+        .await
+        .unwrap();
+    let rmcp::model::ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
+        panic!("not text: {read:?}")
+    };
+    assert!(
+        text.starts_with("[Version: 2.0.0]\n# Acme Storage SDK for Python"),
+        "{text}"
+    );
+    assert!(text.contains("## Sharing a file with a link"));
+    assert!(
+        client
+            .read_resource(rmcp::model::ReadResourceRequestParams::new(
+                "refgraph://page/nope"
+            ))
+            .await
+            .is_err()
+    );
+
     // The query log has one line per call, and `misses` ranks what found nothing.
     let log = std::fs::read_to_string(&log_path).unwrap();
     let entries: Vec<refgraph::mcp::QueryLogEntry> = log
