@@ -864,11 +864,21 @@ fn index_releases(cli: &Cli, data: &Path, store: &Store, releases: &[String]) ->
         for r in engine.releases()? {
             if releases.contains(&r.release) {
                 bar.set_message(format!("indexing {}", r.release));
+                let started = std::time::Instant::now();
+                let embedded = std::cell::Cell::new(0usize);
                 let n = engine.index_release(&r, &|d, t| {
+                    embedded.set(t);
                     bar.set_length(t as u64);
                     bar.set_position(d as u64);
                 })?;
-                tracing::info!(release = %r.release, chunks = n, "indexed");
+                if !cli.json {
+                    eprintln!(
+                        "indexed {}: {n} chunks for search ({} newly embedded) in {:.2}s",
+                        r.release,
+                        embedded.get(),
+                        started.elapsed().as_secs_f64()
+                    );
+                }
             }
         }
         bar.finish_and_clear();
