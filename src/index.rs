@@ -125,6 +125,9 @@ pub(crate) struct Loaded {
 struct Snapshot {
     /// The reader generation this snapshot was loaded at.
     generation: u64,
+    /// The searcher it was loaded from: BM25 must use the same one, or a commit landing in
+    /// between would map doc addresses to the wrong chunks.
+    searcher: tantivy::Searcher,
     chunks: Vec<Loaded>,
     by_address: HashMap<DocAddress, usize>,
 }
@@ -273,12 +276,28 @@ impl TextIndex {
         progress: &dyn Fn(usize, usize),
     ) -> Result<usize, IndexError> {
         let vectors = self.vectors_for(chunks, progress)?;
-        let f = &self.fields;
         let mut guard = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
             *guard = Some(self.index.writer(64 << 20).map_err(|e| self.err(e))?);
         }
         let writer = guard.as_mut().expect("set above");
+        let result = self.write_release(writer, release, stamp, chunks, vectors);
+        if result.is_err() {
+            // Never leave this release's pending delete for another release's commit to apply.
+            let _ = writer.rollback();
+        }
+        result
+    }
+
+    fn write_release(
+        &self,
+        writer: &mut IndexWriter,
+        release: &str,
+        stamp: &str,
+        chunks: &[Chunk],
+        vectors: Vec<HashedVector>,
+    ) -> Result<usize, IndexError> {
+        let f = &self.fields;
         writer.delete_term(Term::from_field_text(f.release, release));
         for (c, (hash, v)) in chunks.iter().zip(vectors) {
             let mut d = TantivyDocument::default();
@@ -439,6 +458,7 @@ impl TextIndex {
         }
         let snap = Arc::new(Snapshot {
             generation,
+            searcher: searcher.clone(),
             chunks,
             by_address,
         });
@@ -690,8 +710,8 @@ impl TextIndex {
                 any_of(f.content_type, &mut std::iter::once(c.as_str())),
             ));
         }
-        let searcher = self.reader.searcher();
-        let top = searcher
+        let top = snap
+            .searcher
             .search(
                 &BooleanQuery::new(must),
                 &TopDocs::with_limit(depth).order_by_score(),

@@ -208,7 +208,7 @@ fn lower_pages(w: &mut Writer, package: &PackageId, release: &NamedNode, facts: 
             .iter()
             .map(|s| (s.qualified_name.as_str(), s.aliases.as_slice())),
     );
-    write_pages(w, package, release, &facts.pages, &table);
+    write_pages(w, package, release, &facts.pages, &table, "doc");
 }
 
 /// The named graph that holds doc pages added to a release apart from its sources
@@ -231,7 +231,8 @@ pub fn docs_quads(
         quads: Vec::new(),
     };
     let table = mention_table(symbols.iter().map(|(q, a)| (q.as_str(), a.as_slice())));
-    write_pages(&mut w, package, &release, pages, &table);
+    // `docs:`, not `doc:`: a README added here must not share IRIs with the release's own.
+    write_pages(&mut w, package, &release, pages, &table, "docs");
     w.quads
 }
 
@@ -241,10 +242,11 @@ fn write_pages(
     release: &NamedNode,
     pages: &[crate::model::DocPageFacts],
     table: &std::collections::HashMap<String, Vec<String>>,
+    prefix: &str,
 ) {
     for page in pages {
         let pn = node(format!(
-            "{}#doc:{}",
+            "{}#{prefix}:{}",
             release.as_str(),
             escape_fragment(&page.path)
         ));
