@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+#[path = "../tests/common/npm_spec.rs"]
+mod npm_spec;
 #[path = "refgraph/openapi.rs"]
 mod openapi;
 

@@ -28,40 +28,6 @@ const SPECS: &[(&str, &str, &str, &str)] = &[
 const VALIDATOR: &str = "openapi-spec-validator==0.7.2";
 const RUNS: usize = 3;
 
-/// The spec file of an npm release, fetched once (sha512 integrity checked) into the cache.
-fn npm_spec(npm: &str, version: &str, file: &str) -> PathBuf {
-    let dir = cache()
-        .join("npm")
-        .join(format!("{}-{version}", npm.replace('/', "__")));
-    let out = dir.join(file.rsplit('/').next().unwrap());
-    if out.exists() {
-        return out;
-    }
-    let fetched = refgraph::fetch::fetch_npm(
-        &refgraph::model::PackageId::new("npm", npm),
-        version,
-        &cache().join("npm"),
-        &|_, _| {},
-    )
-    .unwrap_or_else(|e| panic!("{npm}@{version}: {e}"));
-    // The release reader strips the tarball's `package/` folder.
-    let (files, _) = refgraph::ingest::read_release(
-        &fetched.path,
-        refgraph::extract::Language::OpenApi,
-        &refgraph::ingest::Limits::default(),
-    )
-    .unwrap_or_else(|e| panic!("{npm}@{version}: {e}"));
-    let want = file.trim_start_matches("package/");
-    let spec = files
-        .into_iter()
-        .find(|f| f.path == want)
-        .unwrap_or_else(|| panic!("{file} not in {npm}@{version}"));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join(".partial"), spec.text).unwrap();
-    std::fs::rename(dir.join(".partial"), &out).unwrap();
-    out
-}
-
 /// The venv scripts/setup makes; made here when it is missing.
 fn python() -> PathBuf {
     let venv = cache().join("venv");
@@ -124,7 +90,7 @@ pub fn ingest_vs_validator(bin: &Path) {
     println!("| spec | size | tool | seconds (median) | peak RSS (MB, median) | ratio |");
     println!("|---|---|---|---|---|---|");
     for (npm, version, file, label) in SPECS {
-        let spec = npm_spec(npm, version, file);
+        let spec = crate::npm_spec::npm_spec(&cache(), npm, version, file);
         let size = std::fs::metadata(&spec).unwrap().len() as f64 / 1e6;
         let (mut ours, mut ours_mem, mut theirs, mut theirs_mem) = (vec![], vec![], vec![], vec![]);
         for _ in 0..RUNS {

@@ -1,5 +1,7 @@
 //! One integration test binary (see STYLE.md): features tested through the library and the CLI.
 
+#[path = "../common/npm_spec.rs"]
+mod npm_spec;
 mod support;
 
 mod bad_input;

@@ -50,41 +50,6 @@ const SPECS: &[Spec] = &[
     },
 ];
 
-/// The spec file of an npm release: fetched once (the tarball checked against the registry's
-/// sha512 integrity), then read from the cache.
-pub fn npm_spec(npm: &str, version: &str, file: &str) -> PathBuf {
-    let dir = cache_dir()
-        .join("npm")
-        .join(format!("{}-{version}", npm.replace('/', "__")));
-    let out = dir.join(file.rsplit('/').next().unwrap());
-    if out.exists() {
-        return out;
-    }
-    let fetched = refgraph::fetch::fetch_npm(
-        &refgraph::model::PackageId::new("npm", npm),
-        version,
-        &cache_dir().join("npm"),
-        &|_, _| {},
-    )
-    .unwrap_or_else(|e| panic!("{npm}@{version}: {e}"));
-    // The release reader strips the tarball's `package/` folder.
-    let (files, _) = refgraph::ingest::read_release(
-        &fetched.path,
-        refgraph::extract::Language::OpenApi,
-        &refgraph::ingest::Limits::default(),
-    )
-    .unwrap_or_else(|e| panic!("{npm}@{version}: {e}"));
-    let want = file.trim_start_matches("package/");
-    let spec = files
-        .into_iter()
-        .find(|f| f.path == want)
-        .unwrap_or_else(|| panic!("{file} not in {npm}@{version}"));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join(".partial"), spec.text).unwrap();
-    std::fs::rename(dir.join(".partial"), &out).unwrap();
-    out
-}
-
 /// The venv scripts/setup makes (PyYAML pinned), else the system python3.
 pub fn python() -> PathBuf {
     let venv = cache_dir().join("venv/bin/python");
@@ -222,7 +187,7 @@ fn operations_agree_with_a_plain_walk_of_real_npm_specs() {
     let store = Store::in_memory();
     let mut paths = Vec::new();
     for s in SPECS {
-        let path = npm_spec(s.npm, s.version, s.file);
+        let path = crate::npm_spec::npm_spec(&cache_dir(), s.npm, s.version, s.file);
         let report = ingest_spec(&store, &path, s.package, s.version)
             .unwrap_or_else(|e| panic!("{} {}: {e}", s.npm, s.version));
         for d in &report.diagnostics {
