@@ -40,8 +40,14 @@ impl Language {
     /// Whether a file of a release tree or archive is read at all: its sources, and for
     /// packages their documentation pages (README, docs folder).
     pub fn reads(self, path: &str) -> bool {
-        if self != Language::OpenApi && docs::is_page(path) {
-            return true;
+        if docs::is_page(path) {
+            // Only pages that can be the release's docs: the others must not count against
+            // the archive's limits. An sdist or npm tarball may wrap everything in one folder.
+            return self != Language::OpenApi
+                && (docs::is_release_page(path)
+                    || path
+                        .split_once('/')
+                        .is_some_and(|(_, rest)| docs::is_release_page(rest)));
         }
         if self == Language::Python && (path == "METADATA" || path.ends_with(".dist-info/METADATA"))
         {
@@ -138,4 +144,35 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
     let mut all: Vec<(usize, R)> = parts.into_iter().flatten().collect();
     all.sort_by_key(|(i, _)| *i);
     all.into_iter().map(|(_, r)| r).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Language;
+
+    #[test]
+    fn only_pages_that_can_document_the_release_are_read() {
+        for lang in [Language::Python, Language::JavaScript] {
+            for yes in [
+                "README.md",
+                "package/README.md",
+                "click-8.1.7/README.rst.md",
+                "docs/guide/upload.md",
+                "package/docs/api.html",
+                "acme-2.0.0/docs/index.html",
+            ] {
+                assert!(lang.reads(yes), "{lang:?} should read {yes}");
+            }
+            for no in [
+                "CHANGELOG.md",
+                "package/CHANGELOG.md",
+                "site/generated/api/index.html",
+                "package/dist/esm/notes.md",
+                "acme/templates/email.html",
+            ] {
+                assert!(!lang.reads(no), "{lang:?} should not read {no}");
+            }
+        }
+        assert!(!Language::OpenApi.reads("README.md"));
+    }
 }

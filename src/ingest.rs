@@ -197,13 +197,13 @@ fn read_tree(
                 }
                 continue;
             }
-            if !meta.is_file() || !language.reads(&name) {
-                continue;
-            }
             let rel = path
                 .strip_prefix(root)
                 .map(|p| p.to_string_lossy().replace('\\', "/"))
                 .unwrap_or(name);
+            if !meta.is_file() || !language.reads(&rel) {
+                continue;
+            }
             if meta.len() > limits.max_file_bytes {
                 diags.push(Diagnostic {
                     file: rel,

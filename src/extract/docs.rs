@@ -37,6 +37,9 @@ pub const BOILERPLATE: &[&str] = &[
     "[aria-hidden=true]",
     ".sidebar",
     ".sphinxsidebar",
+    ".footer",
+    "#footer",
+    "#searchbox",
     ".related",
     ".breadcrumbs",
     ".toc",
@@ -344,6 +347,8 @@ fn outline(md: &str) -> Outline {
 /// words shaped like code (`upload_file`, `getObject`, `a.b`, `f()`).
 fn identifiers_in(text: &str, code: bool) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    // A page may hold one huge code block: no quadratic scan for duplicates.
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -366,7 +371,7 @@ fn identifiers_in(text: &str, code: bool) -> Vec<String> {
             let shaped = word.contains(['_', '.'])
                 || called
                 || word.chars().skip(1).any(|c| c.is_ascii_uppercase());
-            if (code || shaped) && word.len() >= 2 && !out.iter().any(|w| w == word) {
+            if (code || shaped) && word.len() >= 2 && seen.insert(word) {
                 out.push(word.to_string());
             }
         } else {
