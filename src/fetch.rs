@@ -191,6 +191,24 @@ pub fn fetch_pypi_wheel(
     })
 }
 
+/// Downloads the source distribution of `name==version` (`.tar.gz` preferred, else `.zip`):
+/// sdists carry what wheels leave out, such as built documentation.
+pub fn fetch_pypi_sdist(
+    name: &str,
+    version: &str,
+    cache_dir: &Path,
+    progress: &dyn Fn(u64, u64),
+) -> Result<Fetched, FetchError> {
+    fetch_pypi_file(name, version, cache_dir, progress, &|files| {
+        let sdist = |ext: &str| {
+            files
+                .iter()
+                .find(|f| !f.yanked && f.packagetype == "sdist" && f.filename.ends_with(ext))
+        };
+        sdist(".tar.gz").or_else(|| sdist(".zip"))
+    })
+}
+
 fn fetch_pypi_file(
     name: &str,
     version: &str,

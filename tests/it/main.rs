@@ -5,6 +5,7 @@ mod npm_spec;
 mod support;
 
 mod bad_input;
+mod boilerplate;
 mod diff;
 mod mcp;
 mod npm_oracle;
