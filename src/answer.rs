@@ -102,6 +102,20 @@ pub struct ReleaseInfo {
     pub symbols: i64,
     pub ingested_at: String,
     pub source: String,
+    /// When doc pages were last added with `refgraph docs` (they live in `<release>/docs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub docs_added_at: Option<String>,
+}
+
+impl ReleaseInfo {
+    /// What the text index records to know whether its chunks of this release are current:
+    /// the ingest time, and the time doc pages were added, if they were.
+    pub fn index_stamp(&self) -> String {
+        match &self.docs_added_at {
+            Some(d) => format!("{} docs {d}", self.ingested_at),
+            None => self.ingested_at.clone(),
+        }
+    }
 }
 
 /// A release chosen for an answer, and how it was chosen.
@@ -531,6 +545,7 @@ impl Engine {
                     symbols: get_int(r, "symbols").unwrap_or(0),
                     ingested_at: get_str(r, "ingested").unwrap_or_default(),
                     source: get_str(r, "source").unwrap_or_default(),
+                    docs_added_at: get_str(r, "docs_added"),
                 })
             })
             .collect();

@@ -224,12 +224,20 @@ pub fn docs_quads(
     version: &str,
     pages: &[crate::model::DocPageFacts],
     symbols: &[(String, Vec<String>)],
+    added_at: &str,
 ) -> Vec<Quad> {
     let release = node(package.release_purl(version));
+    let graph = node(docs_graph(release.as_str()));
     let mut w = Writer {
-        graph: GraphName::NamedNode(node(docs_graph(release.as_str()))),
+        graph: GraphName::NamedNode(graph.clone()),
         quads: Vec::new(),
     };
+    // When the pages were added: the text index compares it to decide what is stale.
+    w.add(
+        &graph,
+        rg::PAGES_ADDED_AT,
+        Literal::new_typed_literal(added_at, oxigraph::model::vocab::xsd::DATE_TIME),
+    );
     let table = mention_table(symbols.iter().map(|(q, a)| (q.as_str(), a.as_slice())));
     // `docs:`, not `doc:`: a README added here must not share IRIs with the release's own.
     write_pages(&mut w, package, &release, pages, &table, "docs");

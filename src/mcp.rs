@@ -223,7 +223,11 @@ pub fn misses(log: &str) -> Vec<(String, Option<String>, usize, String)> {
         if e.tool != "search_docs" || (e.results > 0 && !e.is_error) {
             continue;
         }
-        let query = e.arguments["query"].as_str().unwrap_or("").to_string();
+        // A query that was not even a string is shown as the JSON it was.
+        let query = match &e.arguments["query"] {
+            serde_json::Value::String(q) => q.clone(),
+            other => other.to_string(),
+        };
         let package = e.arguments["package"].as_str().map(str::to_string);
         let why = e.note.unwrap_or_else(|| {
             if e.is_error {
@@ -748,15 +752,26 @@ impl ServerHandler for RefgraphServer {
         });
         let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
         let response = self.tool_router.call(tcc).await;
-        if let (Some(log), Some((tool, args))) = (&self.log, logged)
-            && let Ok(rmcp::model::CallToolResponse::Complete(result)) = &response
-        {
-            log.record(&log_entry(
-                &tool,
-                args,
-                result,
-                started.elapsed().as_secs_f64() * 1000.0,
-            ));
+        if let (Some(log), Some((tool, args))) = (&self.log, logged) {
+            let ms = started.elapsed().as_secs_f64() * 1000.0;
+            match &response {
+                Ok(rmcp::model::CallToolResponse::Complete(result)) => {
+                    log.record(&log_entry(&tool, args, result, ms))
+                }
+                // A protocol-level failure (unknown tool, bad arguments, internal error) is a
+                // call that found nothing too: the maintainer reading the log must see it.
+                Err(e) => log.record(&QueryLogEntry {
+                    at: crate::ingest::now_rfc3339(),
+                    tool,
+                    arguments: args,
+                    version: None,
+                    results: 0,
+                    is_error: true,
+                    note: Some(e.message.to_string()),
+                    ms,
+                }),
+                Ok(_) => {}
+            }
         }
         response
     }

@@ -53,6 +53,7 @@ pub mod rg {
         PACKAGE_NAME = "packageName",
         VERSION = "version",
         INGESTED_AT = "ingestedAt",
+        PAGES_ADDED_AT = "pagesAddedAt",
         SOURCE = "source",
         SHA256 = "sha256",
         SYMBOL_COUNT = "symbolCount",

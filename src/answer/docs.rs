@@ -155,7 +155,13 @@ impl Engine {
             .collect();
         let (id, _) =
             crate::model::PackageId::parse(&rel.package).map_err(AnswerError::BadArgument)?;
-        let quads = crate::lower::docs_quads(&id, &rel.version, &pages, &symbols);
+        let quads = crate::lower::docs_quads(
+            &id,
+            &rel.version,
+            &pages,
+            &symbols,
+            &crate::ingest::now_rfc3339(),
+        );
         let graph = crate::lower::docs_graph(&rel.release);
         let mentions = quads
             .iter()
@@ -265,7 +271,25 @@ impl Engine {
             expansions,
         };
         let outcome = index.search(&req, mode)?;
-        let note = if outcome.nothing_relevant {
+        // Releases stored but absent from the index (ingested with --no-index, or the index
+        // rebuilt since) or indexed from an older ingest: say so rather than look empty.
+        let indexed = index.releases()?;
+        let behind: Vec<String> = releases
+            .iter()
+            .filter(|r| r.symbols > 0)
+            .filter(|r| {
+                indexed
+                    .get(&r.release)
+                    .is_none_or(|(stamp, _)| *stamp != r.index_stamp())
+            })
+            .map(|r| r.release.clone())
+            .collect();
+        let note = if !behind.is_empty() {
+            Some(format!(
+                "the text index is behind the store for {}: run `refgraph reindex` (`refgraph serve` also catches up when it starts)",
+                behind.join(", ")
+            ))
+        } else if outcome.nothing_relevant {
             Some("nothing relevant found: the closest chunks did not share enough of the query's words or meaning".to_string())
         } else if outcome.hits.is_empty() {
             Some("nothing found".to_string())
@@ -338,7 +362,7 @@ impl Engine {
         let mut done = Vec::new();
         for r in &stored {
             let fresh = indexed.get(&r.release).is_some_and(|(stamp, vectors)| {
-                *stamp == r.ingested_at && (*vectors || !with_vectors)
+                *stamp == r.index_stamp() && (*vectors || !with_vectors)
             });
             if force || !fresh {
                 self.index_release(r, &|d, t| progress(&r.release, d, t))?;
@@ -361,7 +385,7 @@ impl Engine {
     ) -> Result<usize, AnswerError> {
         let index = self.text_index()?;
         let chunks = index::chunks::release_chunks(self.store(), r)?;
-        Ok(index.replace_release(&r.release, &r.ingested_at, &chunks, progress)?)
+        Ok(index.replace_release(&r.release, &r.index_stamp(), &chunks, progress)?)
     }
 }
 

@@ -398,13 +398,27 @@ async fn search_docs_and_get_page_over_mcp() {
             .is_err()
     );
 
+    // A call that fails at the protocol level (no such tool) is logged all the same.
+    assert!(
+        client
+            .call_tool(rmcp::model::CallToolRequestParams::new(
+                "search_the_web".to_string()
+            ))
+            .await
+            .is_err()
+    );
+
     // The query log has one line per call, and `misses` ranks what found nothing.
     let log = std::fs::read_to_string(&log_path).unwrap();
     let entries: Vec<refgraph::mcp::QueryLogEntry> = log
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(entries.len(), 6, "{log}");
+    assert_eq!(entries.len(), 7, "{log}");
+    assert!(
+        entries[6].tool == "search_the_web" && entries[6].is_error && entries[6].note.is_some(),
+        "{log}"
+    );
     assert_eq!(entries[0].tool, "search_docs");
     assert_eq!(
         entries[0].version.as_deref(),
@@ -434,13 +448,11 @@ fn a_docs_folder_joins_a_release_without_its_chrome() {
         .unwrap();
     assert_eq!(report.pages, 1);
     assert!(report.mentions >= 2, "{report:?}");
-    e.index_release(
-        &e.choose(Some("acme-storage"), Some("2.0.0"), None)
-            .unwrap()
-            .release,
-        &|_, _| {},
-    )
-    .unwrap();
+    // A plain sync sees the new pages (the index stamp holds when they were added) and
+    // reindexes that release alone, once.
+    let done = e.sync_index(false, &|_, _, _| {}).unwrap();
+    assert_eq!(done, ["pkg:pypi/acme-storage@2.0.0"]);
+    assert!(e.sync_index(false, &|_, _, _| {}).unwrap().is_empty());
     let (s, _) = e
         .search_docs_with(
             &q("remove objects older than a cut-off", Some("2.0.0")),
