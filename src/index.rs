@@ -23,7 +23,9 @@ use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
 use tantivy::tokenizer::{Language, Stemmer, TextAnalyzer};
-use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{
+    DocAddress, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term,
+};
 
 pub use chunks::{Chunk, ContentType, EntityRef};
 pub use embed::{EmbedError, Embedder};
@@ -130,6 +132,10 @@ struct Snapshot {
     searcher: tantivy::Searcher,
     chunks: Vec<Loaded>,
     by_address: HashMap<DocAddress, usize>,
+    /// Each release present: its stamp and whether every chunk has a vector.
+    releases: HashMap<String, (String, bool)>,
+    /// The chunks of each release, so a search scans only the releases it asks for.
+    by_release: HashMap<String, Vec<usize>>,
 }
 
 /// A search: the query, the releases to search (empty: all), optional filters and how many hits.
@@ -456,11 +462,25 @@ impl TextIndex {
                 });
             }
         }
+        let mut releases: HashMap<String, (String, bool)> = HashMap::new();
+        let mut by_release: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, l) in chunks.iter().enumerate() {
+            let e = releases
+                .entry(l.chunk.release.clone())
+                .or_insert_with(|| (l.stamp.clone(), true));
+            e.1 &= l.vector.is_some();
+            by_release
+                .entry(l.chunk.release.clone())
+                .or_default()
+                .push(i);
+        }
         let snap = Arc::new(Snapshot {
             generation,
             searcher: searcher.clone(),
             chunks,
             by_address,
+            releases,
+            by_release,
         });
         *self.snapshot.write().unwrap_or_else(|p| p.into_inner()) = Some(snap.clone());
         Ok(snap)
@@ -469,15 +489,7 @@ impl TextIndex {
     /// Each indexed release with the stamp it was indexed at and whether all its chunks have
     /// vectors: what `sync` compares with the store.
     pub fn releases(&self) -> Result<HashMap<String, (String, bool)>, IndexError> {
-        let snap = self.snapshot()?;
-        let mut out: HashMap<String, (String, bool)> = HashMap::new();
-        for l in &snap.chunks {
-            let e = out
-                .entry(l.chunk.release.clone())
-                .or_insert_with(|| (l.stamp.clone(), true));
-            e.1 &= l.vector.is_some();
-        }
-        Ok(out)
+        Ok(self.snapshot()?.releases.clone())
     }
 
     /// The chunks of one page, in page order: `id` is a page id or the id of any chunk of it.
@@ -571,22 +583,39 @@ impl TextIndex {
         mode: Mode,
     ) -> Result<SearchOutcome, IndexError> {
         let snap = self.snapshot()?;
-        let releases: HashSet<&str> = req.releases.iter().map(String::as_str).collect();
-        let admitted = |l: &Loaded| {
-            (releases.is_empty() || releases.contains(l.chunk.release.as_str()))
-                && req
-                    .language
-                    .as_deref()
-                    .is_none_or(|x| l.chunk.language == x)
-                && req.content_type.is_none_or(|x| l.chunk.content_type == x)
+        // The chunks this search may return: those of the releases asked for, then filtered.
+        let scope: Vec<usize> = if req.releases.is_empty() {
+            (0..snap.chunks.len()).collect()
+        } else {
+            let mut v: Vec<usize> = req
+                .releases
+                .iter()
+                .collect::<HashSet<_>>()
+                .into_iter()
+                .filter_map(|r| snap.by_release.get(r))
+                .flatten()
+                .copied()
+                .collect();
+            v.sort_unstable();
+            v
         };
+        let admitted: Vec<usize> = scope
+            .into_iter()
+            .filter(|&i| {
+                let c = &snap.chunks[i].chunk;
+                req.language.as_deref().is_none_or(|x| c.language == x)
+                    && req.content_type.is_none_or(|x| c.content_type == x)
+            })
+            .collect();
         let depth = self.fusion.candidates;
         let terms = fusion::query_terms(&req.query, &req.expansions);
 
-        let bm25 = if mode == Mode::VectorOnly {
-            Vec::new()
+        let (bm25, bm25_addresses) = if mode == Mode::VectorOnly {
+            (Vec::new(), Vec::new())
         } else {
             self.bm25(&snap, &terms.stemmed, req, depth)?
+                .into_iter()
+                .unzip()
         };
         let mut cosines: HashMap<usize, f32> = HashMap::new();
         let mut used_vectors = false;
@@ -594,12 +623,12 @@ impl TextIndex {
             (Mode::Bm25Only, _) | (_, None) => Vec::new(),
             (_, Some(embedder)) => {
                 let q = self.query_vector(&embedder, &req.query)?;
-                let mut scored: Vec<(usize, f32)> = snap
-                    .chunks
+                let mut scored: Vec<(usize, f32)> = admitted
                     .iter()
-                    .enumerate()
-                    .filter(|(_, l)| admitted(l))
-                    .filter_map(|(i, l)| l.vector.as_ref().map(|v| (i, embed::dot(&q, v))))
+                    .filter_map(|&i| {
+                        let v = snap.chunks[i].vector.as_ref()?;
+                        Some((i, embed::dot(&q, v)))
+                    })
                     .collect();
                 used_vectors = !scored.is_empty();
                 scored.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -609,14 +638,13 @@ impl TextIndex {
             }
         };
         let names = if mode == Mode::Fused {
-            fusion::name_ranking(&snap.chunks, &terms, &admitted, depth)
+            fusion::name_ranking(&snap.chunks, &admitted, &terms, depth)
         } else {
             Vec::new()
         };
-        let trust: Vec<f32> = bm25
-            .iter()
-            .map(|&i| fusion::coverage(&snap.chunks[i].chunk, &terms).powi(2))
-            .collect();
+        // Each BM25 hit's share of the query's words: its trust in fusion, then its relevance.
+        let covered = self.coverage(&snap, &bm25_addresses, &terms.stemmed)?;
+        let trust: Vec<f32> = covered.iter().map(|c| c.powi(2)).collect();
         let fused = self.fusion.fuse(&bm25, &trust, &vector, &names);
         let mut hits = Vec::new();
         let mut rejected = 0;
@@ -631,7 +659,8 @@ impl TextIndex {
                 name_rank: rank(&names),
                 cosine: cosines.get(&i).copied(),
             };
-            if !self.fusion.relevant(&hit, &terms, used_vectors) {
+            let coverage = hit.bm25_rank.map(|r| covered[r - 1]);
+            if !self.fusion.relevant(&hit, coverage, used_vectors) {
                 rejected += 1;
                 continue;
             }
@@ -647,13 +676,64 @@ impl TextIndex {
         })
     }
 
+    /// Each hit's share of the query's content words, read from the postings of the fields
+    /// BM25 ranks (the words are stemmed as the index stems them), not by re-reading texts.
+    fn coverage(
+        &self,
+        snap: &Snapshot,
+        hits: &[DocAddress],
+        stemmed: &[String],
+    ) -> Result<Vec<f32>, IndexError> {
+        if stemmed.is_empty() || hits.is_empty() {
+            return Ok(vec![0.0; hits.len()]);
+        }
+        let f = &self.fields;
+        let mut found = vec![0usize; hits.len()];
+        let segments = snap.searcher.segment_readers();
+        let mut by_segment: HashMap<u32, Vec<(tantivy::DocId, usize)>> = HashMap::new();
+        for (k, a) in hits.iter().enumerate() {
+            by_segment
+                .entry(a.segment_ord)
+                .or_default()
+                .push((a.doc_id, k));
+        }
+        for (ord, mut docs) in by_segment {
+            docs.sort_unstable();
+            let segment = &segments[ord as usize];
+            for t in stemmed {
+                let mut has = vec![false; docs.len()];
+                for field in [f.title, f.names, f.section_path, f.body] {
+                    let inverted = segment.inverted_index(field).map_err(|e| self.err(e))?;
+                    let Some(mut postings) = inverted
+                        .read_postings(&Term::from_field_text(field, t), IndexRecordOption::Basic)
+                        .map_err(|e| self.err(e.into()))?
+                    else {
+                        continue;
+                    };
+                    for (j, &(doc, _)) in docs.iter().enumerate() {
+                        if !has[j] && postings.seek(doc) == doc {
+                            has[j] = true;
+                        }
+                    }
+                }
+                for (j, &(_, k)) in docs.iter().enumerate() {
+                    found[k] += usize::from(has[j]);
+                }
+            }
+        }
+        Ok(found
+            .into_iter()
+            .map(|n| n as f32 / stemmed.len() as f32)
+            .collect())
+    }
+
     fn bm25(
         &self,
         snap: &Snapshot,
         stemmed: &[String],
         req: &SearchRequest,
         depth: usize,
-    ) -> Result<Vec<usize>, IndexError> {
+    ) -> Result<Vec<(usize, DocAddress)>, IndexError> {
         if stemmed.is_empty() {
             return Ok(Vec::new());
         }
@@ -719,7 +799,7 @@ impl TextIndex {
             .map_err(|e| self.err(e))?;
         Ok(top
             .into_iter()
-            .filter_map(|(_, addr)| snap.by_address.get(&addr).copied())
+            .filter_map(|(_, addr)| snap.by_address.get(&addr).map(|&i| (i, addr)))
             .collect())
     }
 }

@@ -121,8 +121,8 @@ pub(crate) fn query_terms(query: &str, expansions: &[String]) -> QueryTerms {
 /// then to the shorter title.
 pub(crate) fn name_ranking(
     chunks: &[Loaded],
+    admitted: &[usize],
     terms: &QueryTerms,
-    admitted: &dyn Fn(&Loaded) -> bool,
     depth: usize,
 ) -> Vec<usize> {
     let mut analyzer = query_analyzer();
@@ -135,10 +135,8 @@ pub(crate) fn name_ranking(
         return Vec::new();
     }
     let mut scored: Vec<(usize, u8, (usize, usize))> = Vec::new();
-    for (i, l) in chunks.iter().enumerate() {
-        if !admitted(l) {
-            continue;
-        }
+    for &i in admitted {
+        let l = &chunks[i];
         let mut best = 0;
         for e in &l.chunk.entities {
             let q = e.qualified_name.to_lowercase();
@@ -202,27 +200,21 @@ impl FusionConfig {
 
     /// Whether a hit is worth showing: its entity is named in the query, its vector is close
     /// enough, or it holds enough of the query's words.
-    pub(crate) fn relevant(&self, hit: &SearchHit, terms: &QueryTerms, used_vectors: bool) -> bool {
+    /// `coverage` is the hit's share of the query's words, known for BM25 hits.
+    pub(crate) fn relevant(
+        &self,
+        hit: &SearchHit,
+        coverage: Option<f32>,
+        used_vectors: bool,
+    ) -> bool {
         if hit.name_rank.is_some() {
             return true;
         }
         if used_vectors && hit.cosine.is_some_and(|c| c >= self.min_cosine) {
             return true;
         }
-        hit.bm25_rank.is_some() && coverage(&hit.chunk, terms) >= self.min_coverage
+        hit.bm25_rank.is_some() && coverage.is_some_and(|c| c >= self.min_coverage)
     }
-}
-
-/// Share of the query's content words found in the chunk.
-pub(crate) fn coverage(c: &super::Chunk, terms: &QueryTerms) -> f32 {
-    if terms.stemmed.is_empty() {
-        return 0.0;
-    }
-    let mut analyzer = super::analyzer();
-    let text = format!("{} {} {}", c.title, c.section_path, c.text);
-    let words = analyze(&text, &mut analyzer);
-    let found = terms.stemmed.iter().filter(|t| words.contains(t)).count();
-    found as f32 / terms.stemmed.len() as f32
 }
 
 #[cfg(test)]
