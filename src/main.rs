@@ -1,6 +1,6 @@
 //! The `refgraph` command line: argument parsing and printing; the work is in the library.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -223,6 +223,18 @@ enum Command {
         /// More CSS selectors of site chrome to remove (repeatable)
         #[arg(long, value_name = "SELECTOR")]
         remove: Vec<String>,
+    },
+    /// Print the chunks the text index is built from, one JSON object per line
+    #[command(
+        after_help = "Each line holds a chunk's id, release, title, section_path, text (what BM25 ranks), embed_text (what the sentence vector is computed from), source_url and linked entities. Read from the store, as `refgraph reindex` reads them: use it to see why a search finds what it finds, or to feed the same chunks to another pipeline (the search benchmark does).\nExample: refgraph chunks --package click --version 8.1.7 | jq -r .title"
+    )]
+    Chunks {
+        /// Package URL or bare name [default: every package]
+        #[arg(long)]
+        package: Option<String>,
+        /// Release version (needs --package) [default: every release]
+        #[arg(long, requires = "package")]
+        version: Option<String>,
     },
     /// Bring the text index in line with the store (or rebuild it whole with --all)
     Reindex {
@@ -682,6 +694,36 @@ fn run(cli: Cli) -> Result<u8> {
             }
             index_releases(&cli, &data, &store, &[report.release])?;
             Ok(exit::OK)
+        }
+        Command::Chunks { package, version } => {
+            let engine = Engine::new(open_read(&data)?);
+            let releases = match package {
+                None => engine.releases()?,
+                Some(p) => {
+                    let (_, rels, _) = engine.package_releases(p)?;
+                    match version {
+                        None => rels,
+                        Some(v) => vec![engine.choose(Some(p), Some(v), None)?.release],
+                    }
+                }
+            };
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            for r in &releases {
+                for c in refgraph::index::chunks::release_chunks(engine.store(), r)? {
+                    let line = serde_json::to_string(&c)?;
+                    if let Err(e) = writeln!(out, "{line}") {
+                        // `refgraph chunks | head` is a normal way to look.
+                        if e.kind() == std::io::ErrorKind::BrokenPipe {
+                            return Ok(exit::OK);
+                        }
+                        return Err(e.into());
+                    }
+                }
+            }
+            match out.flush() {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+                _ => Ok(exit::OK),
+            }
         }
         Command::Reindex { all } => {
             let store = Store::open(&store_path(&data))?;

@@ -57,7 +57,7 @@ impl ContentType {
 }
 
 /// One indexed unit of text.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Chunk {
     /// Stable id: the release-local IRI of the symbol or doc section.
     pub id: String,
