@@ -644,7 +644,10 @@ impl TextIndex {
         };
         // Each BM25 hit's share of the query's words: its trust in fusion, then its relevance.
         let covered = self.coverage(&snap, &bm25_addresses, &terms.stemmed)?;
-        let trust: Vec<f32> = covered.iter().map(|c| c.powi(2)).collect();
+        let trust: Vec<f32> = covered
+            .iter()
+            .map(|c| c.powf(self.fusion.trust_power))
+            .collect();
         let fused = self.fusion.fuse(&bm25, &trust, &vector, &names);
         let mut hits = Vec::new();
         let mut rejected = 0;

@@ -30,11 +30,12 @@ mod exit {
     name = "refgraph",
     version,
     about = "Exact, versioned answers about SDK APIs, from a knowledge graph of their releases",
-    long_about = "refgraph reads the sources of SDK releases (PyPI wheels and sdists, local source \
-trees) and OpenAPI specs, stores their public API as RDF in an embedded Oxigraph store (one named graph per \
-release) and answers exactly: the signature of a symbol in a given release, which releases \
-have it, what replaced it. Assistants ask over MCP (`refgraph serve`); people use the \
-commands below.",
+    long_about = "refgraph reads the sources of SDK releases (PyPI wheels and sdists, npm tarballs \
+with their type declarations, local source trees), OpenAPI specs and doc pages, stores their \
+public API as RDF in an embedded Oxigraph store (one named graph per release) and answers \
+exactly: the signature of a symbol in a given release, which releases have it, what replaced \
+it, and which API does what a question describes. Assistants ask over MCP (`refgraph serve`); \
+people use the commands below.",
     after_help = "Examples:
   refgraph add pkg:pypi/click@7.1.2 pkg:pypi/click@8.1.7
   refgraph api click.Group.command --version 8.1.7
@@ -54,6 +55,11 @@ struct Cli {
     /// [default: models/all-MiniLM-L6-v2-int8 in the per-user data directory]
     #[arg(long, env = "REFGRAPH_MODEL_DIR", global = true)]
     model_dir: Option<PathBuf>,
+    /// How concept search fuses its rankings, as KEY=VALUE pairs separated by commas; keys:
+    /// bm25, vector, names (weights), k, candidates, min_cosine, min_coverage, trust_power
+    /// [default: bm25=0.5,vector=0.3,names=0.2,k=60,candidates=50,min_cosine=0.2,min_coverage=0.5,trust_power=2]
+    #[arg(long, env = "REFGRAPH_FUSION", global = true, value_name = "SPEC", value_parser = parse_fusion)]
+    fusion: Option<refgraph::index::FusionConfig>,
     #[command(subcommand)]
     command: Command,
 }
@@ -286,7 +292,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_text(&e));
             let not_found = e.downcast_ref::<AnswerError>().is_some_and(|a| {
                 matches!(
                     a,
@@ -302,6 +308,20 @@ fn main() -> ExitCode {
             })
         }
     }
+}
+
+/// The error and its causes, `a: b: c`, leaving out a cause whose words the message already
+/// holds (errors that name their source in their own message would print it twice).
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !text.contains(&c) {
+            text.push_str(": ");
+            text.push_str(&c);
+        }
+    }
+    text
 }
 
 fn print_json(v: &impl serde::Serialize) -> Result<()> {
@@ -883,10 +903,18 @@ fn synonyms_dir(data: &Path) -> PathBuf {
 }
 
 fn open_index(cli: &Cli, data: &Path) -> Result<Arc<refgraph::index::TextIndex>> {
-    Ok(Arc::new(refgraph::index::TextIndex::open(
+    let mut index = refgraph::index::TextIndex::open(
         &index_path(data),
         refgraph::index::embed::model_dir(cli.model_dir.as_deref()),
-    )?))
+    )?;
+    if let Some(f) = &cli.fusion {
+        index.fusion = f.clone();
+    }
+    Ok(Arc::new(index))
+}
+
+fn parse_fusion(spec: &str) -> Result<refgraph::index::FusionConfig, String> {
+    refgraph::index::FusionConfig::parse(spec)
 }
 
 /// Updates the text index for freshly ingested releases, with a progress bar while embedding.
@@ -1024,6 +1052,8 @@ fn add(
             // Only the named document is read, so no other file of the package can pass for
             // the spec; a $ref into another file of the package is reported as dangling.
             let files: Vec<_> = files.into_iter().filter(|f| f.path == want).collect();
+            // Warnings about the package's other files (too large, unsafe paths) are noise here.
+            let diags: Vec<_> = diags.into_iter().filter(|d| d.file == want).collect();
             Ok(ingest_files(
                 &store,
                 &target,
@@ -1042,7 +1072,7 @@ fn add(
             }
             Err(e) => {
                 failed += 1;
-                eprintln!("error: {purl}: {e:#}");
+                eprintln!("error: {purl}: {}", error_text(&e));
             }
         }
     }

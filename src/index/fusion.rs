@@ -22,6 +22,8 @@ pub struct FusionConfig {
     pub min_cosine: f32,
     /// A hit whose only support is BM25 needs at least this share of the query's words.
     pub min_coverage: f32,
+    /// A BM25 hit counts in proportion to its share of the query's words to this power.
+    pub trust_power: f32,
 }
 
 impl Default for FusionConfig {
@@ -34,7 +36,43 @@ impl Default for FusionConfig {
             candidates: 50,
             min_cosine: 0.2,
             min_coverage: 0.5,
+            trust_power: 2.0,
         }
+    }
+}
+
+impl FusionConfig {
+    /// `bm25=0.5,vector=0.3,names=0.2,k=60,candidates=50,min_cosine=0.2,min_coverage=0.5,
+    /// trust_power=2`, any subset, over the defaults.
+    pub fn parse(spec: &str) -> Result<Self, String> {
+        let mut c = FusionConfig::default();
+        for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("'{pair}' is not KEY=VALUE"))?;
+            let number: f32 = value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &f32| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| format!("'{value}' is not a number of 0 or more (in '{pair}')"))?;
+            match key.trim() {
+                "bm25" => c.bm25_weight = number,
+                "vector" => c.vector_weight = number,
+                "names" => c.name_weight = number,
+                "k" => c.k = number,
+                "candidates" => c.candidates = (number as usize).max(1),
+                "min_cosine" => c.min_cosine = number,
+                "min_coverage" => c.min_coverage = number,
+                "trust_power" => c.trust_power = number,
+                other => {
+                    return Err(format!(
+                        "unknown key '{other}'; keys: bm25, vector, names, k, candidates, min_cosine, min_coverage, trust_power"
+                    ));
+                }
+            }
+        }
+        Ok(c)
     }
 }
 
@@ -220,6 +258,17 @@ impl FusionConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fusion_specs_override_the_defaults_and_reject_nonsense() {
+        let c = FusionConfig::parse("bm25=0.6, vector=0.4,k=30").unwrap();
+        assert_eq!((c.bm25_weight, c.vector_weight, c.k), (0.6, 0.4, 30.0));
+        assert_eq!(c.name_weight, 0.2);
+        assert!(FusionConfig::parse("").is_ok());
+        for bad in ["bm25", "bm25=x", "weight=1", "k=-1"] {
+            assert!(FusionConfig::parse(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn fusion_adds_weighted_reciprocal_ranks() {
