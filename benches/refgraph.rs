@@ -18,6 +18,8 @@ use serde_json::{Value, json};
 mod npm_spec;
 #[path = "refgraph/openapi.rs"]
 mod openapi;
+#[path = "refgraph/search.rs"]
+mod search;
 
 /// The large package: Django, one release to compare, more to fill the store.
 const PACKAGE: &str = "django";
@@ -186,9 +188,14 @@ struct Mcp {
 
 impl Mcp {
     fn start(bin: &Path, data: &Path) -> Mcp {
+        Mcp::start_with(bin, data, &[])
+    }
+    /// With more global options (`--model-dir M`) before `serve`.
+    fn start_with(bin: &Path, data: &Path, options: &[&str]) -> Mcp {
         let mut child = Command::new(bin)
             .arg("--data-dir")
             .arg(data)
+            .args(options)
             .arg("serve")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -224,8 +231,16 @@ impl Mcp {
     }
 }
 
+impl Drop for Mcp {
+    /// The server is stopped and reaped, whichever part of the bench started it.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 fn main() {
-    // `cargo bench --bench refgraph [-- ingest|latency|npm|openapi]` runs one part; nothing runs all.
+    // `cargo bench --bench refgraph [-- ingest|latency|npm|openapi|search]` runs one part; nothing runs all.
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -244,6 +259,9 @@ fn main() {
     }
     if part("npm") {
         npm_vs_typescript(&bin);
+    }
+    if part("search") {
+        search::search_vs_python_rag(&bin);
     }
 }
 
@@ -456,7 +474,6 @@ fn latency(bin: &Path) {
             misses.push(ms);
         }
     }
-    let _ = mcp.child.kill();
     let mut all: Vec<f64> = hits.iter().chain(&misses).copied().collect();
     for v in [&mut hits, &mut misses, &mut all] {
         v.sort_by(f64::total_cmp);

@@ -41,6 +41,7 @@ impl Language {
     /// packages their documentation pages (README, docs folder).
     pub fn reads(self, path: &str) -> bool {
         if docs::is_page(path) {
+            let path = path.trim_start_matches("./");
             // Only pages that can be the release's docs: the others must not count against
             // the archive's limits. An sdist or npm tarball may wrap everything in one folder.
             return self != Language::OpenApi
@@ -160,6 +161,7 @@ mod tests {
                 "docs/guide/upload.md",
                 "package/docs/api.html",
                 "acme-2.0.0/docs/index.html",
+                "./acme-2.0.0/docs/index.html",
             ] {
                 assert!(lang.reads(yes), "{lang:?} should read {yes}");
             }

@@ -703,18 +703,30 @@ impl TextIndex {
         for (ord, mut docs) in by_segment {
             docs.sort_unstable();
             let segment = &segments[ord as usize];
+            // The text a reader sees (not the names of the symbols a section mentions).
+            let mut fields = Vec::new();
+            for field in [f.title, f.section_path, f.body] {
+                fields.push((
+                    field,
+                    segment.inverted_index(field).map_err(|e| self.err(e))?,
+                ));
+            }
             for t in stemmed {
                 let mut has = vec![false; docs.len()];
-                for field in [f.title, f.names, f.section_path, f.body] {
-                    let inverted = segment.inverted_index(field).map_err(|e| self.err(e))?;
+                for (field, inverted) in &fields {
                     let Some(mut postings) = inverted
-                        .read_postings(&Term::from_field_text(field, t), IndexRecordOption::Basic)
+                        .read_postings(&Term::from_field_text(*field, t), IndexRecordOption::Basic)
                         .map_err(|e| self.err(e.into()))?
                     else {
                         continue;
                     };
                     for (j, &(doc, _)) in docs.iter().enumerate() {
-                        if !has[j] && postings.seek(doc) == doc {
+                        // seek only forward: its contract is target >= the current doc.
+                        let mut at = postings.doc();
+                        if at < doc {
+                            at = postings.seek(doc);
+                        }
+                        if at == doc {
                             has[j] = true;
                         }
                     }
@@ -818,4 +830,86 @@ fn embed_input(text: &str) -> &str {
         end -= 1;
     }
     &text[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(release: &str, id: &str, title: &str, text: &str) -> Chunk {
+        Chunk {
+            id: format!("{release}#{id}"),
+            release: release.into(),
+            package: "pkg:pypi/x".into(),
+            version: release.rsplit('@').next().unwrap_or("").into(),
+            language: "python".into(),
+            content_type: ContentType::Concept,
+            title: title.into(),
+            section_path: title.into(),
+            text: text.into(),
+            source_url: String::new(),
+            page: format!("{release}#{id}"),
+            page_title: title.into(),
+            order: 0,
+            entities: vec![EntityRef {
+                id: id.into(),
+                qualified_name: format!("x.{id}"),
+                kind: "function".into(),
+            }],
+            last_updated: String::new(),
+            embed_text: String::new(),
+        }
+    }
+
+    /// Coverage is read from postings: across segments (one per commit), in any of the text
+    /// fields, for hits in any order, never from the names of mentioned symbols.
+    #[test]
+    fn coverage_counts_the_query_words_each_hit_holds() {
+        let index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
+        index
+            .replace_release(
+                "pkg:pypi/x@1",
+                "s",
+                &[
+                    chunk("pkg:pypi/x@1", "a", "Upload files", "Retry a failed upload."),
+                    chunk("pkg:pypi/x@1", "b", "Buckets", "Create a bucket."),
+                ],
+                &|_, _| {},
+            )
+            .unwrap();
+        index
+            .replace_release(
+                "pkg:pypi/x@2",
+                "s",
+                &[
+                    chunk("pkg:pypi/x@2", "c", "Other", "Nothing of interest."),
+                    chunk("pkg:pypi/x@2", "retry", "Downloads", "Resume a download."),
+                ],
+                &|_, _| {},
+            )
+            .unwrap();
+        let snap = index.snapshot().unwrap();
+        let terms = fusion::query_terms("retry failed upload", &[]);
+        let req = SearchRequest {
+            query: "retry failed upload".into(),
+            limit: 10,
+            ..Default::default()
+        };
+        let hits = index.bm25(&snap, &terms.stemmed, &req, 10).unwrap();
+        let (ids, addresses): (Vec<usize>, Vec<DocAddress>) = hits.into_iter().rev().unzip();
+        let covered = index.coverage(&snap, &addresses, &terms.stemmed).unwrap();
+        let by_id: HashMap<&str, f32> = ids
+            .iter()
+            .zip(&covered)
+            .map(|(&i, &c)| (snap.chunks[i].chunk.id.as_str(), c))
+            .collect();
+        assert_eq!(by_id.get("pkg:pypi/x@1#a"), Some(&1.0), "{by_id:?}");
+        // Matched only through its symbol's name (x.retry), which coverage does not count.
+        assert_eq!(by_id.get("pkg:pypi/x@2#retry"), Some(&0.0), "{by_id:?}");
+        assert!(!by_id.contains_key("pkg:pypi/x@1#b"));
+        assert_eq!(
+            index.coverage(&snap, &[], &terms.stemmed).unwrap(),
+            Vec::<f32>::new()
+        );
+    }
 }

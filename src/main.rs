@@ -956,7 +956,8 @@ fn index_releases(cli: &Cli, data: &Path, store: &Store, releases: &[String]) ->
     })();
     if let Err(e) = result {
         eprintln!(
-            "  warning: the release is stored but the text index was not updated ({e:#}); run `refgraph reindex`"
+            "  warning: the release is stored but the text index was not updated ({}); run `refgraph reindex`",
+            error_text(&e)
         );
     }
     Ok(())
@@ -1040,6 +1041,9 @@ fn add(
                 read_release(&fetched.path, Language::OpenApi, &Limits::default())?;
             let want = spec.trim_start_matches("./").trim_start_matches("package/");
             if !files.iter().any(|f| f.path == want) {
+                if let Some(d) = diags.iter().find(|d| d.file == want) {
+                    bail!("{purl}: the spec at {want} was not read: {}", d.message);
+                }
                 bail!(
                     "{purl} has no spec at {want}; spec files in the package: {}",
                     files
