@@ -47,7 +47,11 @@ pub enum IndexError {
 
 /// Bumped when the schema or the chunking changes: an index written by another layout is
 /// rebuilt from the store instead of being misread.
-const LAYOUT: &str = "refgraph-index-4";
+const LAYOUT: &str = "refgraph-index-5";
+
+/// The content type of the one document per release that records its stamp, so a release
+/// with no chunks at all is still known to be indexed. It holds no text and is never a hit.
+const MARKER: &str = "release_marker";
 
 struct Fields {
     id: Field,
@@ -305,6 +309,14 @@ impl TextIndex {
     ) -> Result<usize, IndexError> {
         let f = &self.fields;
         writer.delete_term(Term::from_field_text(f.release, release));
+        if !stamp.is_empty() {
+            let mut d = TantivyDocument::default();
+            d.add_text(f.id, format!("{release}#"));
+            d.add_text(f.release, release);
+            d.add_text(f.stamp, stamp);
+            d.add_text(f.content_type, MARKER);
+            writer.add_document(d).map_err(|e| self.err(e))?;
+        }
         for (c, (hash, v)) in chunks.iter().zip(vectors) {
             let mut d = TantivyDocument::default();
             d.add_text(f.id, &c.id);
@@ -417,6 +429,7 @@ impl TextIndex {
         let f = &self.fields;
         let mut chunks = Vec::new();
         let mut by_address = HashMap::new();
+        let mut markers = Vec::new();
         for (ord, segment) in searcher.segment_readers().iter().enumerate() {
             let store = segment
                 .get_store_reader(64)
@@ -430,6 +443,10 @@ impl TextIndex {
                         .unwrap_or_default()
                         .to_string()
                 };
+                if s(f.content_type) == MARKER {
+                    markers.push((s(f.release), s(f.stamp)));
+                    continue;
+                }
                 let chunk = Chunk {
                     id: s(f.id),
                     release: s(f.release),
@@ -462,7 +479,10 @@ impl TextIndex {
                 });
             }
         }
-        let mut releases: HashMap<String, (String, bool)> = HashMap::new();
+        let mut releases: HashMap<String, (String, bool)> = markers
+            .into_iter()
+            .map(|(release, stamp)| (release, (stamp, true)))
+            .collect();
         let mut by_release: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, l) in chunks.iter().enumerate() {
             let e = releases
@@ -861,6 +881,45 @@ mod tests {
         }
     }
 
+    /// A release with no chunks is still known as indexed (its marker), the marker is never a
+    /// chunk or a hit, and removing the release removes it.
+    #[test]
+    fn releases_without_chunks_are_known_and_markers_never_surface() {
+        let index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
+        index
+            .replace_release("pkg:pypi/empty@1", "t1", &[], &|_, _| {})
+            .unwrap();
+        index
+            .replace_release(
+                "pkg:pypi/x@1",
+                "t2",
+                &[chunk(
+                    "pkg:pypi/x@1",
+                    "a",
+                    "Upload files",
+                    "Retry a failed upload.",
+                )],
+                &|_, _| {},
+            )
+            .unwrap();
+        let releases = index.releases().unwrap();
+        assert_eq!(
+            releases.get("pkg:pypi/empty@1"),
+            Some(&("t1".to_string(), true))
+        );
+        assert_eq!(releases["pkg:pypi/x@1"].0, "t2");
+        assert_eq!(index.len().unwrap(), 1);
+        let req = SearchRequest {
+            query: "release marker upload".into(),
+            limit: 10,
+            ..Default::default()
+        };
+        let hits = index.search(&req, Mode::Bm25Only).unwrap().hits;
+        assert!(hits.iter().all(|h| !h.chunk.id.ends_with('#')), "{hits:?}");
+        index.remove_release("pkg:pypi/empty@1").unwrap();
+        assert!(!index.releases().unwrap().contains_key("pkg:pypi/empty@1"));
+    }
+
     /// Coverage is read from postings: across segments (one per commit), in any of the text
     /// fields, for hits in any order, never from the names of mentioned symbols.
     #[test]
@@ -871,7 +930,12 @@ mod tests {
                 "pkg:pypi/x@1",
                 "s",
                 &[
-                    chunk("pkg:pypi/x@1", "a", "Upload files", "Retry a failed upload."),
+                    chunk(
+                        "pkg:pypi/x@1",
+                        "a",
+                        "Upload files",
+                        "Retry a failed upload.",
+                    ),
                     chunk("pkg:pypi/x@1", "b", "Buckets", "Create a bucket."),
                 ],
                 &|_, _| {},

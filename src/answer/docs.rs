@@ -276,7 +276,6 @@ impl Engine {
         let indexed = index.releases()?;
         let behind: Vec<String> = releases
             .iter()
-            .filter(|r| r.symbols > 0)
             .filter(|r| {
                 indexed
                     .get(&r.release)

@@ -519,3 +519,25 @@ fn a_docs_folder_joins_a_release_without_its_chrome() {
         Err(AnswerError::VersionNotIndexed { .. })
     ));
 }
+
+#[test]
+fn a_search_says_when_the_index_is_behind_the_store() {
+    let index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent/refgraph-model"))).unwrap();
+    let store = acme().store().clone();
+    let e = Engine::new(store).with_index(Arc::new(index), None);
+    // Stored (as after `ingest --no-index`) but never indexed.
+    let (s, _) = e.search_docs(&q("create a bucket", Some("2.0.0"))).unwrap();
+    let note = s.note.unwrap_or_default();
+    assert!(
+        note.contains("behind the store for pkg:pypi/acme-storage@2.0.0")
+            && note.contains("refgraph reindex"),
+        "{note}"
+    );
+    e.sync_index(false, &|_, _, _| {}).unwrap();
+    let (s, _) = e.search_docs(&q("create a bucket", Some("2.0.0"))).unwrap();
+    assert!(!s.results.is_empty());
+    assert!(
+        !s.note.unwrap_or_default().contains("behind"),
+        "the note outlived the reindex"
+    );
+}
