@@ -89,14 +89,21 @@ fn site(version: &str) -> PathBuf {
     dir
 }
 
-fn griffe() -> PathBuf {
-    let venv = cache().join("bench-venv");
-    let bin = venv.join("bin/griffe");
-    if !bin.exists() {
+/// The virtualenv `name` in the cache with `packages` installed (once: `marker` records it).
+fn venv(name: &str, marker: &str, packages: &[&str]) -> PathBuf {
+    let venv = cache().join(name);
+    if !venv.join(marker).exists() {
         run(Command::new("python3").args(["-m", "venv"]).arg(&venv));
-        run(Command::new(venv.join("bin/pip")).args(["install", "--quiet", GRIFFE]));
+        run(Command::new(venv.join("bin/pip"))
+            .args(["install", "--quiet"])
+            .args(packages));
+        std::fs::write(venv.join(marker), "").unwrap();
     }
-    bin
+    venv
+}
+
+fn griffe() -> PathBuf {
+    venv("bench-venv", ".complete-griffe", &[GRIFFE]).join("bin/griffe")
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

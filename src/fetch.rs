@@ -149,15 +149,19 @@ fn pick(files: &[FileJson]) -> Option<&FileJson> {
     live.iter()
         .find(|f| f.packagetype == "bdist_wheel" && f.filename.ends_with("-none-any.whl"))
         .or_else(|| live.iter().find(|f| f.packagetype == "bdist_wheel"))
-        .or_else(|| {
-            live.iter()
-                .find(|f| f.packagetype == "sdist" && f.filename.ends_with(".tar.gz"))
-        })
-        .or_else(|| {
-            live.iter()
-                .find(|f| f.packagetype == "sdist" && f.filename.ends_with(".zip"))
-        })
         .copied()
+        .or_else(|| sdist(&live))
+}
+
+/// The source distribution among `files`: `.tar.gz` preferred, else `.zip`.
+fn sdist<'a>(files: &[&'a FileJson]) -> Option<&'a FileJson> {
+    let of = |ext: &str| {
+        files
+            .iter()
+            .find(|f| f.packagetype == "sdist" && f.filename.ends_with(ext))
+            .copied()
+    };
+    of(".tar.gz").or_else(|| of(".zip"))
 }
 
 /// Downloads (or takes from the cache) the archive of `name==version`.
@@ -200,12 +204,7 @@ pub fn fetch_pypi_sdist(
     progress: &dyn Fn(u64, u64),
 ) -> Result<Fetched, FetchError> {
     fetch_pypi_file(name, version, cache_dir, progress, &|files| {
-        let sdist = |ext: &str| {
-            files
-                .iter()
-                .find(|f| !f.yanked && f.packagetype == "sdist" && f.filename.ends_with(ext))
-        };
-        sdist(".tar.gz").or_else(|| sdist(".zip"))
+        sdist(&files.iter().filter(|f| !f.yanked).collect::<Vec<_>>())
     })
 }
 

@@ -125,6 +125,8 @@ pub(crate) struct Loaded {
     pub stamp: String,
     pub embed_hash: String,
     pub vector: Option<Vec<f32>>,
+    /// The entities' qualified names, lower-cased once at load for the name ranking.
+    pub names: Vec<String>,
 }
 
 /// Every live chunk, loaded once per index commit.
@@ -472,6 +474,11 @@ impl TextIndex {
                     .and_then(embed::from_bytes);
                 by_address.insert(DocAddress::new(ord as u32, doc_id), chunks.len());
                 chunks.push(Loaded {
+                    names: chunk
+                        .entities
+                        .iter()
+                        .map(|e| e.qualified_name.to_lowercase())
+                        .collect(),
                     chunk,
                     stamp: s(f.stamp),
                     embed_hash: s(f.embed_hash),
@@ -510,6 +517,15 @@ impl TextIndex {
     /// vectors: what `sync` compares with the store.
     pub fn releases(&self) -> Result<HashMap<String, (String, bool)>, IndexError> {
         Ok(self.snapshot()?.releases.clone())
+    }
+
+    /// The stamp `release` was indexed at, if it is indexed (no copy of the whole table).
+    pub fn stamp(&self, release: &str) -> Result<Option<String>, IndexError> {
+        Ok(self
+            .snapshot()?
+            .releases
+            .get(release)
+            .map(|(s, _)| s.clone()))
     }
 
     /// The chunks of one page, in page order: `id` is a page id or the id of any chunk of it.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use super::{cache, median, run};
+use super::{cache, median};
 
 /// (npm package, version, file in the tarball, label).
 const SPECS: &[(&str, &str, &str, &str)] = &[
@@ -30,19 +30,7 @@ const RUNS: usize = 3;
 
 /// The venv scripts/setup makes; made here when it is missing.
 fn python() -> PathBuf {
-    let venv = cache().join("venv");
-    let py = venv.join("bin/python");
-    if !venv.join(".complete-openapi").exists() {
-        run(Command::new("python3").args(["-m", "venv"]).arg(&venv));
-        run(Command::new(venv.join("bin/pip")).args([
-            "install",
-            "--quiet",
-            "PyYAML==6.0.3",
-            VALIDATOR,
-        ]));
-        std::fs::write(venv.join(".complete-openapi"), "").unwrap();
-    }
-    py
+    super::venv("venv", ".complete-openapi", &["PyYAML==6.0.3", VALIDATOR]).join("bin/python")
 }
 
 /// Wall seconds and peak resident memory (kB, VmHWM sampled every 5 ms) of a child.

@@ -44,19 +44,6 @@ const RUNS: usize = 3;
 const DRAWN: usize = 300;
 const MIN_CHUNKS: usize = 20_000;
 
-fn venv() -> PathBuf {
-    let venv = cache().join("rag-venv");
-    if !venv.join(".complete").exists() {
-        let _ = std::fs::remove_dir_all(&venv);
-        run(Command::new("python3").args(["-m", "venv"]).arg(&venv));
-        run(Command::new(venv.join("bin/pip"))
-            .args(["install", "--quiet"])
-            .args(PYTHON_PACKAGES));
-        std::fs::write(venv.join(".complete"), "").unwrap();
-    }
-    venv.join("bin/python")
-}
-
 fn refgraph(bin: &Path, data: &Path, model: &Path) -> Command {
     let mut c = Command::new(bin);
     c.arg("--data-dir").arg(data).arg("--model-dir").arg(model);
@@ -197,14 +184,15 @@ fn ours(bin: &Path, data: &Path, model: &Path, queries: &[Value], chunks: usize)
 
 fn theirs(chunks_file: &Path, queries_file: &Path, model: &Path, chunks: usize) -> Side {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/rag_baseline.py");
-    let out = Command::new(venv())
-        .arg(&script)
-        .arg(chunks_file)
-        .arg(queries_file)
-        .arg(model)
-        .arg(RUNS.to_string())
-        .output()
-        .unwrap();
+    let out =
+        Command::new(super::venv("rag-venv", ".complete", PYTHON_PACKAGES).join("bin/python"))
+            .arg(&script)
+            .arg(chunks_file)
+            .arg(queries_file)
+            .arg(model)
+            .arg(RUNS.to_string())
+            .output()
+            .unwrap();
     assert!(
         out.status.success(),
         "rag_baseline.py failed:\n{}",

@@ -273,16 +273,12 @@ impl Engine {
         let outcome = index.search(&req, mode)?;
         // Releases stored but absent from the index (ingested with --no-index, or the index
         // rebuilt since) or indexed from an older ingest: say so rather than look empty.
-        let indexed = index.releases()?;
-        let behind: Vec<String> = releases
-            .iter()
-            .filter(|r| {
-                indexed
-                    .get(&r.release)
-                    .is_none_or(|(stamp, _)| *stamp != r.index_stamp())
-            })
-            .map(|r| r.release.clone())
-            .collect();
+        let mut behind: Vec<String> = Vec::new();
+        for r in &releases {
+            if index.stamp(&r.release)? != Some(r.index_stamp()) {
+                behind.push(r.release.clone());
+            }
+        }
         let note = if !behind.is_empty() {
             Some(format!(
                 "the text index is behind the store for {}: run `refgraph reindex` (`refgraph serve` also catches up when it starts)",

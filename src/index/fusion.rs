@@ -176,16 +176,16 @@ pub(crate) fn name_ranking(
     for &i in admitted {
         let l = &chunks[i];
         let mut best = 0;
-        for e in &l.chunk.entities {
-            let q = e.qualified_name.to_lowercase();
-            let path = q.rsplit(':').next().unwrap_or(&q);
-            let member: String = {
-                let parts: Vec<&str> = path.split('.').collect();
-                parts[parts.len().saturating_sub(2)..].join(".")
-            };
-            let short = super::chunks::short_name(&q);
+        for q in &l.names {
+            let path = q.rsplit(':').next().unwrap_or(q);
+            // `Class.member`: the last two dotted segments of the path.
+            let member = path
+                .rmatch_indices('.')
+                .nth(1)
+                .map_or(path, |(i, _)| &path[i + 1..]);
+            let short = super::chunks::short_name(q);
             for n in &content {
-                if **n == q {
+                if *n == q {
                     best = best.max(3);
                 } else if **n == path || **n == member {
                     best = best.max(2);
