@@ -1,43 +1,75 @@
-//! What changed between two indexed releases of one package: symbols removed, added,
-//! deprecated, and signatures changed. A first step towards issue 6's migration reports: the
-//! change kinds are the coarse ones of the eval contract; rules as data, renames and
-//! parameter-level classification are not built yet.
+//! Two indexed releases of one package -> a migration report: every change found by the rules
+//! of `diff/rules/` (SPARQL over both release graphs), classified by severity, with probable
+//! renames paired up. Rendering the report as text, Markdown or HTML is `diff/render.rs`.
 
-use std::collections::BTreeMap;
+mod renames;
+pub mod render;
+pub mod rules;
+
+use std::collections::{BTreeMap, HashSet};
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::answer::{AnswerError, Engine, get_bool, get_str, iri, kind_name};
-use crate::queries;
+use crate::answer::{AnswerError, Engine, get_str, iri, kind_name};
+pub use rules::{CoarseKind, Severity};
+use rules::{Rule, Side};
 
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 pub struct DiffSummary {
     pub added: usize,
     pub removed: usize,
     pub changed: usize,
     pub deprecated: usize,
     pub renamed: usize,
+    /// Changes of severity `breaking`.
     pub breaking: usize,
+    pub possibly_breaking: usize,
+    pub not_breaking: usize,
+    /// How many changes each rule found (rules that found none are left out).
+    pub by_rule: BTreeMap<String, usize>,
+    /// Changes an ignore file left out of the report.
+    pub ignored: usize,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Change {
     /// added | removed | changed | deprecated | renamed
     pub kind: String,
+    /// The symbol changed: its name in the baseline, or in the current release for additions.
     pub qualified_name: String,
     /// The symbol's kind (function, class, method, operation...).
     pub symbol_kind: String,
-    /// Whether code written against `from` can break on `to`: removals, and signature changes
-    /// until parameter-level rules say otherwise.
+    /// Whether code written against `from` breaks on `to` (severity `breaking`).
     pub breaking: bool,
+    pub severity: Severity,
+    /// The id of the rule that found the change (`src/diff/rules/<rule>.rq`), or
+    /// `probable_rename` for a removal paired with an addition.
+    pub rule: String,
+    /// symbol | class | signature | openapi
+    pub area: String,
+    /// What changed, in one sentence.
     pub detail: String,
+    /// What to do about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// The parameter, property or value concerned, when the change is below the symbol.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameter: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_value: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_value: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub old_signature: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub new_signature: Option<String>,
+    /// For `renamed`: the new name; for a removal: the name that probably replaces it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replacement: Option<String>,
+    /// How sure the pairing of a removal with its replacement is, 0 to 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -52,185 +84,374 @@ pub struct DiffReport {
     pub next_cursor: Option<String>,
 }
 
-impl DiffReport {
-    /// The report as text: a summary line, then one line per change with old and new
-    /// signatures beneath it. The CLI prints it; MCP sends it beside the structured content.
-    pub fn to_text(&self) -> String {
-        let s = &self.summary;
-        let mut out = format!(
-            "{} {} -> {}: {} removed, {} added, {} changed, {} deprecated ({} breaking)",
-            self.package,
-            self.from,
-            self.to,
-            s.removed,
-            s.added,
-            s.changed,
-            s.deprecated,
-            s.breaking
-        );
-        for c in &self.changes {
-            let breaking = if c.breaking { "  [breaking]" } else { "" };
-            out.push_str(&format!(
-                "\n  {:<10} {}{breaking}",
-                c.kind, c.qualified_name
-            ));
-            if let (Some(o), Some(n)) = (&c.old_signature, &c.new_signature) {
-                out.push_str(&format!("\n             - {o}\n             + {n}"));
+/// Changes a project has decided to live with: one `RULE [NAME]` per line, `*` matching any
+/// run of characters in either, `#` starting a comment. `parameter_removed acme.*` ignores
+/// every removed parameter under `acme`; `* acme._internal.*` every change there.
+#[derive(Debug, Clone, Default)]
+pub struct IgnoreList {
+    entries: Vec<(String, String)>,
+}
+
+impl IgnoreList {
+    pub fn parse(text: &str) -> Result<IgnoreList, String> {
+        let mut entries = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
             }
+            let mut parts = line.split_whitespace();
+            let rule = parts.next().unwrap_or("*").to_string();
+            let name = parts.next().unwrap_or("*").to_string();
+            if parts.next().is_some() {
+                return Err(format!(
+                    "line {}: expected `RULE [NAME]`, got `{line}`",
+                    i + 1
+                ));
+            }
+            if rule != "*"
+                && rule != "probable_rename"
+                && !rules::all().iter().any(|r| r.id() == rule)
+            {
+                return Err(format!(
+                    "line {}: no rule is called `{rule}` (see `refgraph diff --rules`)",
+                    i + 1
+                ));
+            }
+            entries.push((rule, name));
         }
-        if let Some(c) = &self.next_cursor {
-            out.push_str(&format!("\n(more: cursor {c})"));
-        }
-        out
+        Ok(IgnoreList { entries })
+    }
+
+    fn ignores(&self, c: &Change) -> bool {
+        self.entries
+            .iter()
+            .any(|(r, n)| glob(r, &c.rule) && glob(n, &c.qualified_name))
     }
 }
 
-struct Fact {
-    /// The name reported (the canonical name; an operation's operationId).
-    name: String,
-    kind: String,
-    signature: Option<String>,
-    deprecated: bool,
+/// `*` matches any run of characters; everything else matches itself.
+fn glob(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || text.len() < first.len() + last.len() {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(i) => rest = &rest[i + mid.len()..],
+            None => return false,
+        }
+    }
+    text.ends_with(last)
+}
+
+/// What the caller wants of a diff beyond the two versions.
+#[derive(Debug, Clone)]
+pub struct DiffOptions {
+    /// Only changes of severity `breaking`.
+    pub breaking_only: bool,
+    pub limit: usize,
+    pub cursor: Option<String>,
+    pub ignore: IgnoreList,
+}
+
+impl Default for DiffOptions {
+    fn default() -> Self {
+        DiffOptions {
+            breaking_only: false,
+            limit: 5000,
+            cursor: None,
+            ignore: IgnoreList::default(),
+        }
+    }
+}
+
+/// One rule's raw finding, before the report's words are filled in.
+struct Finding<'r> {
+    rule: &'r Rule,
+    row: BTreeMap<&'static str, String>,
+}
+
+impl Finding<'_> {
+    fn get(&self, k: &str) -> Option<&String> {
+        self.row.get(k)
+    }
+
+    fn name(&self) -> &str {
+        self.row.get("name").map(String::as_str).unwrap_or("")
+    }
+}
+
+/// Fills `{field}` placeholders of a rule template; a `[...]` group is left out whole when a
+/// field inside it has no value.
+fn fill(template: &str, fields: &BTreeMap<&str, String>) -> String {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(i) = rest.find('[') {
+        out.push_str(&fill_fields(&rest[..i], fields).0);
+        let tail = &rest[i + 1..];
+        let Some(j) = tail.find(']') else {
+            out.push_str(&rest[i..]);
+            return out;
+        };
+        let (group, complete) = fill_fields(&tail[..j], fields);
+        if complete {
+            out.push_str(&group);
+        }
+        rest = &tail[j + 1..];
+    }
+    out.push_str(&fill_fields(rest, fields).0);
+    out
+}
+
+/// The template filled, unknown placeholders kept as written, and whether every placeholder
+/// had a value.
+fn fill_fields(template: &str, fields: &BTreeMap<&str, String>) -> (String, bool) {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    let mut complete = true;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + 1..];
+        let Some(j) = tail.find('}') else {
+            out.push_str(&rest[i..]);
+            rest = "";
+            break;
+        };
+        let key = &tail[..j];
+        match fields.get(key) {
+            Some(v) => out.push_str(v),
+            None => {
+                complete = false;
+                out.push_str(&format!("{{{key}}}"));
+            }
+        }
+        rest = &tail[j + 1..];
+    }
+    out.push_str(rest);
+    (out, complete)
+}
+
+/// `a.b.C.m` is under `a.b.C`, `mod:C.m` under `mod:C` and under `mod`.
+fn is_under(name: &str, container: &str) -> bool {
+    name.len() > container.len()
+        && name.starts_with(container)
+        && matches!(name.as_bytes()[container.len()], b'.' | b':')
+}
+
+/// A value as the report shows it: rule outputs that are class IRIs become kind names.
+fn shown(key: &str, value: &str) -> String {
+    if matches!(key, "old" | "new") && value.starts_with("https://refgraph.dev/ontology#") {
+        kind_name(value)
+    } else {
+        value.to_string()
+    }
 }
 
 impl Engine {
-    /// A release's symbols by identity: the canonical name, or for an OpenAPI spec the
-    /// operation's endpoint key (method and path, path-parameter names ignored), so an
-    /// operationId reused on another path is a removal plus an addition. Component schemas are
-    /// left out of OpenAPI diffs for now.
-    fn release_facts(
+    /// Runs every rule that applies to the package's ecosystem over the two releases.
+    fn findings<'r>(
         &self,
-        release: &str,
-        openapi: bool,
-    ) -> Result<BTreeMap<String, Fact>, AnswerError> {
-        let rows = self
-            .store()
-            .select(&queries::release_signatures, &[("release", iri(release))])?;
-        Ok(rows
-            .iter()
-            .filter_map(|r| {
-                let name = get_str(r, "qname")?;
-                let key = match (openapi, get_str(r, "endpoint")) {
-                    (true, Some(endpoint)) => endpoint,
-                    (true, None) => return None,
-                    (false, _) => name.clone(),
-                };
-                Some((
-                    key,
-                    Fact {
-                        name,
-                        kind: kind_name(&get_str(r, "type")?),
-                        signature: get_str(r, "signature"),
-                        deprecated: get_bool(r, "deprecated"),
-                    },
-                ))
-            })
-            .collect())
+        ecosystem: &str,
+        baseline: &str,
+        current: &str,
+    ) -> Result<Vec<Finding<'r>>, AnswerError> {
+        let mut out = Vec::new();
+        let bindings = [("baseline", iri(baseline)), ("current", iri(current))];
+        for rule in rules::all().iter().filter(|r| r.applies_to(ecosystem)) {
+            let started = std::time::Instant::now();
+            let rows = self.store().select(&rule.query, &bindings)?;
+            tracing::debug!(
+                rule = rule.id(),
+                rows = rows.len(),
+                ms = started.elapsed().as_secs_f64() * 1000.0,
+                "diff rule"
+            );
+            let merge = rule.meta().merge_params;
+            let mut previous: Option<Finding> = None;
+            for row in rows {
+                let row: BTreeMap<&'static str, String> = rules::OUTPUTS
+                    .iter()
+                    .filter_map(|k| get_str(&row, k).map(|v| (*k, v)))
+                    .collect();
+                if merge && let Some(p) = previous.as_mut() {
+                    let same_but_param = p.row.len() == row.len()
+                        && row
+                            .iter()
+                            .all(|(k, v)| *k == "param" || p.row.get(k) == Some(v));
+                    if same_but_param {
+                        if let (Some(a), Some(b)) = (p.row.get_mut("param"), row.get("param")) {
+                            a.push_str("`, `");
+                            a.push_str(b);
+                        }
+                        continue;
+                    }
+                }
+                out.extend(previous.replace(Finding { rule, row }));
+            }
+            out.extend(previous);
+        }
+        Ok(out)
     }
 
-    /// The changes from release `from` to release `to` of `package`, sorted by name, paged.
-    /// Both versions must be indexed (the error lists the indexed ones). A name that is gone
-    /// from one side but still resolves there (an alias, a member now inherited) is not a
-    /// change.
-    pub fn diff_versions(
+    /// The changes from release `from` to release `to` of `package`: every rule's findings,
+    /// minus those another rule explains better (supersedes), names that still resolve, and
+    /// members of removed or added containers; removals paired with additions as probable
+    /// renames; sorted by severity and name; paged. Both versions must be indexed (the error
+    /// lists the indexed ones).
+    pub fn diff_report(
         &self,
         package: &str,
         from: &str,
         to: &str,
-        breaking_only: bool,
-        limit: usize,
-        cursor: Option<&str>,
+        options: &DiffOptions,
     ) -> Result<DiffReport, AnswerError> {
         let old = self.choose(Some(package), Some(from), None)?;
         let new = self.choose(Some(package), Some(to), None)?;
         let (a, b) = (&old.release.release, &new.release.release);
-        let openapi = old.release.ecosystem == "generic";
-        let before = self.release_facts(a, openapi)?;
-        let after = self.release_facts(b, openapi)?;
-        let mut changes = Vec::new();
-        for (key, f) in &before {
-            let name = &f.name;
-            match after.get(key) {
-                None => {
-                    if !openapi && !self.lookup(b, name)?.is_empty() {
-                        continue;
-                    }
-                    changes.push(Change {
-                        kind: "removed".into(),
-                        qualified_name: name.clone(),
-                        symbol_kind: f.kind.clone(),
-                        breaking: true,
-                        detail: format!("{} {name} is not in {}", f.kind, new.release.version),
-                        old_signature: f.signature.clone(),
-                        new_signature: None,
-                        replacement: None,
-                    });
-                }
-                Some(g) => {
-                    if f.signature != g.signature && f.signature.is_some() && g.signature.is_some()
-                    {
-                        changes.push(Change {
-                            kind: "changed".into(),
-                            qualified_name: name.clone(),
-                            symbol_kind: g.kind.clone(),
-                            breaking: true,
-                            detail: "signature changed".into(),
-                            old_signature: f.signature.clone(),
-                            new_signature: g.signature.clone(),
-                            replacement: None,
-                        });
-                    }
-                    if g.deprecated && !f.deprecated {
-                        changes.push(Change {
-                            kind: "deprecated".into(),
-                            qualified_name: name.clone(),
-                            symbol_kind: g.kind.clone(),
-                            breaking: false,
-                            detail: format!("deprecated in {}", new.release.version),
-                            old_signature: None,
-                            new_signature: None,
-                            replacement: None,
-                        });
-                    }
+        let ecosystem = old.release.ecosystem.as_str();
+        let mut findings = self.findings(ecosystem, a, b)?;
+
+        // A finding another rule explains (same symbol, same parameter) is dropped.
+        let mut superseded: HashSet<(String, String, String)> = HashSet::new();
+        for f in &findings {
+            for s in &f.rule.meta().supersedes {
+                for p in [f.get("param"), f.get("new")].into_iter().flatten() {
+                    superseded.insert((s.clone(), f.name().to_string(), p.clone()));
                 }
             }
         }
-        for (key, g) in &after {
-            let name = &g.name;
-            if before.contains_key(key) || (!openapi && !self.lookup(a, name)?.is_empty()) {
+        findings.retain(|f| {
+            let key = (
+                f.rule.id().to_string(),
+                f.name().to_string(),
+                f.get("param").cloned().unwrap_or_default(),
+            );
+            !superseded.contains(&key)
+        });
+
+        // A name that still resolves on the other side (an alias, a member now inherited)
+        // keeps working: not a change.
+        let mut kept = Vec::with_capacity(findings.len());
+        for f in findings {
+            let release = match f.rule.meta().unless_resolves_in {
+                Some(Side::Current) => Some(b),
+                Some(Side::Baseline) => Some(a),
+                None => None,
+            };
+            if let Some(r) = release
+                && !self.lookup(r, f.name())?.is_empty()
+            {
                 continue;
             }
-            changes.push(Change {
-                kind: "added".into(),
-                qualified_name: name.clone(),
-                symbol_kind: g.kind.clone(),
-                breaking: false,
-                detail: format!("{} {name} is new in {}", g.kind, new.release.version),
-                old_signature: None,
-                new_signature: g.signature.clone(),
-                replacement: None,
+            kept.push(f);
+        }
+        let mut findings = kept;
+
+        // Members of a removed (added) container are reported with it, not one by one; their
+        // names still tell renames apart.
+        let mut contents = renames::Contents::default();
+        for coarse in [CoarseKind::Removed, CoarseKind::Added] {
+            let containers: HashSet<String> = findings
+                .iter()
+                .filter(|f| f.rule.meta().kind == coarse)
+                .map(|f| f.name().to_string())
+                .collect();
+            findings.retain(|f| {
+                if f.rule.meta().kind != coarse {
+                    return true;
+                }
+                let mut inside = false;
+                for c in containers.iter().filter(|c| is_under(f.name(), c)) {
+                    inside = true;
+                    contents
+                        .members
+                        .entry(c.clone())
+                        .or_default()
+                        .insert(renames::last(f.name()).to_string());
+                }
+                !inside
             });
         }
-        changes.sort_by(|x, y| (&x.qualified_name, &x.kind).cmp(&(&y.qualified_name, &y.kind)));
-        let count = |k: &str| changes.iter().filter(|c| c.kind == k).count();
-        let summary = DiffSummary {
-            added: count("added"),
-            removed: count("removed"),
-            changed: count("changed"),
-            deprecated: count("deprecated"),
-            renamed: 0,
-            breaking: changes.iter().filter(|c| c.breaking).count(),
-        };
-        if breaking_only {
+        for f in &findings {
+            if let Some(d) = f.get("doc") {
+                contents.docs.insert(f.name().to_string(), d.clone());
+            }
+        }
+
+        let versions = [
+            ("from", old.release.version.clone()),
+            ("to", new.release.version.clone()),
+        ];
+        let mut changes: Vec<Change> = findings
+            .iter()
+            .map(|f| {
+                let meta = f.rule.meta();
+                let symbol_kind = f.get("type").map(|t| kind_name(t)).unwrap_or_default();
+                let mut fields: BTreeMap<&str, String> =
+                    f.row.iter().map(|(k, v)| (*k, shown(k, v))).collect();
+                fields.insert("kind", symbol_kind.clone());
+                fields.extend(versions.iter().map(|(k, v)| (*k, v.clone())));
+                let replacement = meta
+                    .replacement
+                    .as_ref()
+                    .map(|t| fill(t, &fields))
+                    .or_else(|| f.get("replacement").cloned());
+                Change {
+                    kind: meta.kind.as_str().to_string(),
+                    qualified_name: f.name().to_string(),
+                    symbol_kind,
+                    breaking: meta.severity == Severity::Breaking,
+                    severity: meta.severity,
+                    rule: f.rule.id().to_string(),
+                    area: meta.area.clone(),
+                    detail: fill(&meta.message, &fields),
+                    hint: meta.hint.as_ref().map(|h| fill(h, &fields)),
+                    parameter: f.get("param").cloned(),
+                    old_value: f.get("old").map(|v| shown("old", v)),
+                    new_value: f.get("new").map(|v| shown("new", v)),
+                    old_signature: f.get("oldSignature").cloned(),
+                    new_signature: f.get("newSignature").cloned(),
+                    replacement,
+                    confidence: None,
+                }
+            })
+            .collect();
+        renames::pair(&mut changes, &contents, &new.release.version);
+
+        let before = changes.len();
+        changes.retain(|c| !options.ignore.ignores(c));
+        let ignored = before - changes.len();
+        changes.sort_by(|x, y| {
+            (x.severity, &x.qualified_name, &x.rule, &x.parameter).cmp(&(
+                y.severity,
+                &y.qualified_name,
+                &y.rule,
+                &y.parameter,
+            ))
+        });
+        changes.dedup_by(|x, y| {
+            x.rule == y.rule
+                && x.qualified_name == y.qualified_name
+                && x.parameter == y.parameter
+                && x.detail == y.detail
+        });
+        let summary = summarize(&changes, ignored);
+        if options.breaking_only {
             changes.retain(|c| c.breaking);
         }
-        let start: usize = match cursor {
+        let start: usize = match &options.cursor {
             Some(c) => c.parse().map_err(|_| {
                 AnswerError::BadArgument(format!("cursor '{c}' is not one this tool gave"))
             })?,
             None => 0,
         };
-        let limit = limit.clamp(1, 5000);
+        let limit = options.limit.clamp(1, 5000);
         let end = (start + limit).min(changes.len());
         let next_cursor = (end < changes.len()).then(|| end.to_string());
         let page = changes
@@ -245,5 +466,101 @@ impl Engine {
             changes: page,
             next_cursor,
         })
+    }
+
+    /// `diff_report` with the eval contract's arguments.
+    pub fn diff_versions(
+        &self,
+        package: &str,
+        from: &str,
+        to: &str,
+        breaking_only: bool,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<DiffReport, AnswerError> {
+        self.diff_report(
+            package,
+            from,
+            to,
+            &DiffOptions {
+                breaking_only,
+                limit,
+                cursor: cursor.map(str::to_string),
+                ignore: IgnoreList::default(),
+            },
+        )
+    }
+}
+
+fn summarize(changes: &[Change], ignored: usize) -> DiffSummary {
+    let mut s = DiffSummary {
+        ignored,
+        ..DiffSummary::default()
+    };
+    for c in changes {
+        match c.kind.as_str() {
+            "added" => s.added += 1,
+            "removed" => s.removed += 1,
+            "deprecated" => s.deprecated += 1,
+            "renamed" => s.renamed += 1,
+            _ => s.changed += 1,
+        }
+        match c.severity {
+            Severity::Breaking => s.breaking += 1,
+            Severity::PossiblyBreaking => s.possibly_breaking += 1,
+            Severity::NotBreaking => s.not_breaking += 1,
+        }
+        *s.by_rule.entry(c.rule.clone()).or_default() += 1;
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glob_matches_runs_of_characters() {
+        assert!(glob("*", "anything"));
+        assert!(glob("acme.*", "acme.x.y"));
+        assert!(!glob("acme.*", "acmex"));
+        assert!(glob("*_removed", "parameter_removed"));
+        assert!(glob("a*c*e", "abcde"));
+        assert!(!glob("a*c*e", "abde"));
+        assert!(glob("exact", "exact"));
+        assert!(!glob("ab*ba", "aba"));
+    }
+
+    #[test]
+    fn ignore_files_name_known_rules() {
+        let l = IgnoreList::parse("# comment\nparameter_removed acme.*\n* acme._x.*  # trailing\n")
+            .unwrap();
+        assert_eq!(l.entries.len(), 2);
+        let e = IgnoreList::parse("no_such_rule\n").unwrap_err();
+        assert!(e.contains("line 1") && e.contains("no_such_rule"), "{e}");
+        assert!(IgnoreList::parse("a b c").is_err());
+    }
+
+    #[test]
+    fn templates_fill_known_fields_and_keep_unknown_ones() {
+        let f: BTreeMap<&str, String> = [("name", "f".to_string()), ("param", "x".to_string())]
+            .into_iter()
+            .collect();
+        assert_eq!(
+            fill("`{name}` lost `{param}` {to}", &f),
+            "`f` lost `x` {to}"
+        );
+        assert_eq!(fill("open { brace", &f), "open { brace");
+        assert_eq!(fill("`{name}` gone[: {new}]", &f), "`f` gone");
+        assert_eq!(fill("`{name}` gone[ ({param})]", &f), "`f` gone (x)");
+    }
+
+    #[test]
+    fn members_are_under_their_containers_only() {
+        assert!(is_under("a.b.C.m", "a.b.C"));
+        assert!(is_under("mod:C.m", "mod:C"));
+        assert!(is_under("mod:C", "mod"));
+        assert!(!is_under("a.b.Cx", "a.b.C"));
+        assert!(!is_under("a.b.C", "a.b.C"));
     }
 }

@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use refgraph::answer::{AnswerError, Engine};
+use refgraph::diff;
 use refgraph::extract::Language;
 use refgraph::ingest::{Limits, ingest_files, read_release};
 use refgraph::model::PackageId;
@@ -21,7 +22,7 @@ mod exit {
     pub const FAILURE: u8 = 1;
     /// The name, package or version asked for is not indexed.
     pub const NOT_FOUND: u8 = 3;
-    /// `diff --fail-on-breaking` found a breaking change.
+    /// `diff --fail-on` found a change of that severity or worse.
     pub const BREAKING: u8 = 4;
 }
 
@@ -62,6 +63,24 @@ struct Cli {
     fusion: Option<refgraph::index::FusionConfig>,
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum DiffFormat {
+    /// For the terminal: grouped by severity, signatures and hints
+    Text,
+    /// Markdown tables, for pull requests and release notes
+    Md,
+    /// One self-contained page with severity and module filters
+    Html,
+    /// The report as data (see --schema)
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FailOn {
+    Breaking,
+    PossiblyBreaking,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -164,23 +183,44 @@ enum Command {
         #[arg(long, default_value_t = 1000)]
         limit: usize,
     },
-    /// What changed between two indexed releases: removed, added, changed, deprecated
+    /// A migration report between two indexed releases: every change, classified
     #[command(
-        after_help = "Example: refgraph diff click 7.1.2 8.1.7 --breaking-only\nExit code 4 with --fail-on-breaking when a breaking change is found (for CI)."
+        long_about = "A migration report between two indexed releases of one package: symbols \
+removed, added, moved, deprecated; parameters removed, added, reordered, renamed, made \
+keyword-only, given new defaults or types; sync/async; OpenAPI operations, request \
+properties, enum values, response codes, security. Each change names the rule that found it \
+(`--rules` lists them), its severity (breaking, possibly-breaking, not-breaking) and a hint. \
+Removals that pair with an addition are reported as probable renames, with a confidence.",
+        after_help = "Examples:\n  refgraph diff click 7.1.2 8.1.7\n  refgraph diff pkg:pypi/pydantic 1.10.13 2.5.3 --format html > report.html\n  refgraph diff acme-storage 1.0.0 2.0.0 --fail-on breaking --ignore .refgraph-ignore   # CI gate\n\nIgnore file: one `RULE [NAME]` per line, `*` wildcards, `#` comments, e.g.\n  parameter_removed acme.internal.*\n  default_changed\n\nExit codes: 0 ok, 3 a version is not indexed, 4 --fail-on found a change of that severity."
     )]
     Diff {
         /// Package URL (pkg:pypi/NAME, pkg:npm/NAME, pkg:generic/NAME) or bare name
-        package: String,
-        /// The older version
-        from: String,
+        #[arg(required_unless_present_any = ["rules", "schema"])]
+        package: Option<String>,
+        /// The older version (the baseline)
+        #[arg(required_unless_present_any = ["rules", "schema"])]
+        from: Option<String>,
         /// The newer version
-        to: String,
-        /// Only changes that can break code written against FROM
+        #[arg(required_unless_present_any = ["rules", "schema"])]
+        to: Option<String>,
+        /// Output format (--json is the same as --format json)
+        #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+        format: DiffFormat,
+        /// Only changes of severity breaking
         #[arg(long)]
         breaking_only: bool,
-        /// Exit with 4 when there is a breaking change
+        /// Exit with 4 when a change of this severity or worse is found (for CI)
+        #[arg(long, value_enum)]
+        fail_on: Option<FailOn>,
+        /// Leave out the changes an ignore file lists (`RULE [NAME]` per line)
+        #[arg(long, value_name = "FILE")]
+        ignore: Option<PathBuf>,
+        /// List the rules: id, severity, area, title
         #[arg(long)]
-        fail_on_breaking: bool,
+        rules: bool,
+        /// Print the JSON Schema of the JSON report
+        #[arg(long)]
+        schema: bool,
     },
     /// List the indexed releases
     Releases,
@@ -581,17 +621,68 @@ fn run(cli: Cli) -> Result<u8> {
             package,
             from,
             to,
+            format,
             breaking_only,
-            fail_on_breaking,
+            fail_on,
+            ignore,
+            rules,
+            schema,
         } => {
-            let engine = Engine::new(open_read(&data)?);
-            let d = engine.diff_versions(package, from, to, *breaking_only, 5000, None)?;
-            if cli.json {
-                print_json(&d)?;
-            } else {
-                println!("{}", d.to_text());
+            if *schema {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&diff::render::json_schema())?
+                );
+                return Ok(exit::OK);
             }
-            Ok(if *fail_on_breaking && d.summary.breaking > 0 {
+            if *rules {
+                for r in diff::rules::all() {
+                    let m = r.meta();
+                    println!(
+                        "{:<34} {:<18} {:<10} {}",
+                        r.id(),
+                        m.severity.as_str(),
+                        m.area,
+                        m.title
+                    );
+                }
+                return Ok(exit::OK);
+            }
+            let (Some(package), Some(from), Some(to)) = (package, from, to) else {
+                bail!("diff needs PACKAGE FROM TO");
+            };
+            let ignore = match ignore {
+                Some(path) => {
+                    let text = std::fs::read_to_string(path)
+                        .with_context(|| format!("reading ignore file {}", path.display()))?;
+                    diff::IgnoreList::parse(&text)
+                        .map_err(|e| anyhow!("ignore file {}: {e}", path.display()))?
+                }
+                None => diff::IgnoreList::default(),
+            };
+            let engine = Engine::new(open_read(&data)?);
+            let d = engine.diff_report(
+                package,
+                from,
+                to,
+                &diff::DiffOptions {
+                    breaking_only: *breaking_only,
+                    ignore,
+                    ..Default::default()
+                },
+            )?;
+            match (cli.json, format) {
+                (true, _) | (_, DiffFormat::Json) => print_json(&d)?,
+                (_, DiffFormat::Text) => println!("{}", d.to_text()),
+                (_, DiffFormat::Md) => print!("{}", d.to_markdown()),
+                (_, DiffFormat::Html) => print!("{}", d.to_html()),
+            }
+            let failing = match fail_on {
+                Some(FailOn::Breaking) => d.summary.breaking,
+                Some(FailOn::PossiblyBreaking) => d.summary.breaking + d.summary.possibly_breaking,
+                None => 0,
+            };
+            Ok(if failing > 0 {
                 exit::BREAKING
             } else {
                 exit::OK

@@ -485,7 +485,7 @@ impl RefgraphServer {
 
     /// What changed between two indexed releases of a package.
     #[tool(
-        description = "Changes between two indexed releases of one package: symbols removed, added, deprecated, and signatures changed, each with old and new signature and a breaking flag; summary counts; paged with cursor. Members of an added or removed class are listed with it. Both versions must be indexed.",
+        description = "Migration report between two indexed releases of one package: symbols removed, added, moved, deprecated, probably renamed (with confidence); parameters removed, added, reordered, renamed, made keyword-only, new defaults and types; sync/async; OpenAPI operations, request properties, enum values, responses, security. Each change has a coarse kind (added/removed/changed/deprecated/renamed), the rule id that found it, severity (breaking/possibly-breaking/not-breaking), detail, hint, old and new signature; summary counts; paged with cursor. A removed or added class is listed without its members. Both versions must be indexed. The prompt migration_guide turns the report into rewriting instructions.",
         output_schema = schema_for_output::<DiffReport>(),
         annotations(read_only_hint = true)
     )]
@@ -680,6 +680,9 @@ fn page_of_uri(uri: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// The prompt that turns a migration report into rewriting instructions.
+const MIGRATION_GUIDE: &str = "migration_guide";
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for RefgraphServer {
     async fn list_resources(
@@ -776,11 +779,85 @@ impl ServerHandler for RefgraphServer {
         response
     }
 
+    async fn list_prompts(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
+        let arg = |name: &str, description: &str| {
+            let mut a = rmcp::model::PromptArgument::new(name);
+            a.description = Some(description.into());
+            a.required = Some(true);
+            a
+        };
+        Ok(rmcp::model::ListPromptsResult::with_all_items(vec![
+            rmcp::model::Prompt::new(
+                MIGRATION_GUIDE,
+                Some(
+                    "Instructions for rewriting code from one indexed release of a package to \
+                     another, built from the migration report: every breaking change with what \
+                     to do and the old and new signatures.",
+                ),
+                Some(vec![
+                    arg("package", "Package URL (pkg:pypi/pydantic) or bare name"),
+                    arg("from", "The version the code is written against"),
+                    arg("to", "The version to move to"),
+                ]),
+            ),
+        ]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: rmcp::model::GetPromptRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+        if request.name != MIGRATION_GUIDE {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no prompt is called '{}'; prompts: {MIGRATION_GUIDE}",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        let args = request.arguments.unwrap_or_default();
+        let get = |k: &str| {
+            args.get(k)
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(
+                        format!("{MIGRATION_GUIDE} needs the argument '{k}'"),
+                        None,
+                    )
+                })
+        };
+        let (package, from, to) = (get("package")?, get("from")?, get("to")?);
+        let report = self
+            .blocking(move |e| e.diff_versions(&package, &from, &to, false, 5000, None))
+            .await?
+            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+        let text = report.to_migration_guide(200);
+        Ok(
+            rmcp::model::GetPromptResult::new(vec![rmcp::model::PromptMessage::new_text(
+                rmcp::model::Role::User,
+                text,
+            )])
+            .with_description(format!(
+                "Migrating {} from {} to {}",
+                report.package, report.from, report.to
+            ))
+            .into(),
+        )
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_prompts()
                 .build(),
         )
             .with_server_info(Implementation::new("refgraph", env!("CARGO_PKG_VERSION")))

@@ -17,6 +17,14 @@ pub struct CatalogQuery {
 }
 
 impl CatalogQuery {
+    pub(crate) const fn new(id: &'static str, text: &'static str) -> Self {
+        CatalogQuery {
+            id,
+            text,
+            parsed: OnceLock::new(),
+        }
+    }
+
     /// The parsed query; registered queries are checked by tests, so parsing cannot fail.
     /// The query with `?name` inputs replaced by constant terms, parsed.
     pub fn bind(&self, bindings: &[(&str, Term)]) -> PreparedSparqlQuery {
@@ -87,11 +95,10 @@ fn substitute(text: &str, bindings: &[(&str, Term)]) -> String {
 macro_rules! catalog {
     ($($id:ident),* $(,)?) => {
         $(
-            pub static $id: CatalogQuery = CatalogQuery {
-                id: stringify!($id),
-                text: include_str!(concat!("queries/", stringify!($id), ".rq")),
-                parsed: OnceLock::new(),
-            };
+            pub static $id: CatalogQuery = CatalogQuery::new(
+                stringify!($id),
+                include_str!(concat!("queries/", stringify!($id), ".rq")),
+            );
         )*
 
         /// Every registered query.
@@ -134,7 +141,7 @@ pub use registered::*;
 /// What every catalog query must satisfy: it parses, it documents itself in leading `#`
 /// comments (purpose, inputs, output), and its output order is deterministic.
 #[cfg(test)]
-fn check_query(q: &CatalogQuery) {
+pub(crate) fn check_query(q: &CatalogQuery) {
     let _ = q.get();
     let header: Vec<&str> = q.text.lines().take_while(|l| l.starts_with('#')).collect();
     assert!(

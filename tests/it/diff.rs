@@ -123,14 +123,42 @@ fn openapi_operations_are_diffed_by_endpoint() {
     let d = e
         .diff_versions("pkg:generic/petstore", "1.0.0", "2.0.0", false, 5000, None)
         .unwrap();
-    // deletePet is gone in 2.0.0; GET /pets/{id} became GET /pets/{petId}, the same operation
-    // (path-parameter names do not count): changed, not removed and added.
+    // deletePet is gone in 2.0.0; GET /pets/{id} became GET /pets/{petId} under another
+    // operationId: the same operation (path-parameter names do not count) whose operationId
+    // changed, not a removal and an addition.
     assert_eq!(kinds_of(&d, "deletePet"), vec!["removed"]);
     assert_eq!(kinds_of(&d, "getPet"), vec!["changed"], "{:?}", d.changes);
+    let renamed = d
+        .changes
+        .iter()
+        .find(|c| c.qualified_name == "getPet")
+        .unwrap();
+    assert_eq!(renamed.rule, "operation_id_renamed");
+    assert_eq!(renamed.replacement.as_deref(), Some("showPetById"));
+    assert!(kinds_of(&d, "showPetById").is_empty());
     assert_eq!(kinds_of(&d, "uploadPhoto"), vec!["added"]);
-    assert!(
-        d.changes.iter().all(|c| c.symbol_kind == "operation"),
-        "schemas are not diffed yet: {:?}",
-        d.changes
+    // listPets gained the required query parameter `owner`.
+    let owner = d
+        .changes
+        .iter()
+        .find(|c| c.qualified_name == "listPets")
+        .unwrap();
+    assert_eq!(
+        (owner.rule.as_str(), owner.parameter.as_deref()),
+        ("required_parameter_added", Some("owner"))
+    );
+    // Schemas are diffed too, as changes of the spec: `tag` left Pet, `birthday` arrived.
+    let pet: Vec<(&str, Option<&str>)> = d
+        .changes
+        .iter()
+        .filter(|c| c.qualified_name == "Pet")
+        .map(|c| (c.rule.as_str(), c.parameter.as_deref()))
+        .collect();
+    assert_eq!(
+        pet,
+        vec![
+            ("schema_property_removed", Some("tag")),
+            ("schema_property_added", Some("birthday"))
+        ]
     );
 }

@@ -1,0 +1,9 @@
+"""diffcase: a tiny package whose two releases differ by one kind of change."""
+
+class Base:
+    def close(self) -> None:
+        pass
+
+
+class Child(Base):
+    """A client, now a Base."""

@@ -1,0 +1,2 @@
+/** Copy a file. */
+export declare function copy(source: string, dest: string): void;

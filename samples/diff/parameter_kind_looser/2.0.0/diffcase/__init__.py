@@ -1,0 +1,4 @@
+"""diffcase: a tiny package whose two releases differ by one kind of change."""
+
+def copy(src: str, dest: str, overwrite: bool = False) -> None:
+    """Copy a file."""

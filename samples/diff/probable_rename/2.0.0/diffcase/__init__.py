@@ -1,0 +1,15 @@
+"""diffcase: a tiny package whose two releases differ by one kind of change."""
+
+class Client:
+    """A storage client."""
+
+    def get_object(self, bucket: str, key: str) -> bytes:
+        """Download one object."""
+        return b""
+
+    def delete(self, bucket: str, key: str) -> None:
+        """Delete one object."""
+
+    def list_regions(self) -> list:
+        """Every region the service runs in."""
+        return []

@@ -1,0 +1,1 @@
+"""diffcase: a tiny package whose two releases differ by one kind of change."""

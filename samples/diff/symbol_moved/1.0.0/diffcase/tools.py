@@ -1,0 +1,3 @@
+def helper(text: str) -> str:
+    """Normalise text."""
+    return text
