@@ -7,6 +7,7 @@ mod support;
 mod bad_input;
 mod boilerplate;
 mod diff;
+mod diff_oracle;
 mod diff_rules;
 mod mcp;
 mod npm_oracle;

