@@ -142,11 +142,11 @@ impl DiffReport {
                 kind = esc(&c.kind),
                 name = esc(&c.qualified_name),
                 rule = esc(&c.rule),
-                detail = esc(&c.detail),
+                detail = code_spans(&c.detail),
                 hint = c
                     .hint
                     .as_deref()
-                    .map(|h| format!("<div class=\"hint\">{}</div>", esc(h)))
+                    .map(|h| format!("<div class=\"hint\">{}</div>", code_spans(h)))
                     .unwrap_or_default(),
                 old = c
                     .old_signature
@@ -276,6 +276,25 @@ fn esc(s: &str) -> String {
         }
     }
     out
+}
+
+/// Escaped text with its `backtick` spans as `<code>`.
+fn code_spans(s: &str) -> String {
+    let parts: Vec<&str> = s.split('`').collect();
+    if parts.len().is_multiple_of(2) {
+        return esc(s);
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if i % 2 == 1 {
+                format!("<code>{}</code>", esc(p))
+            } else {
+                esc(p)
+            }
+        })
+        .collect()
 }
 
 fn md_cell(s: &str) -> String {

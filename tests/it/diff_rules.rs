@@ -216,3 +216,64 @@ fn diff_cli_formats_fail_on_and_ignore_file() {
     let listed = String::from_utf8(refgraph(data.path(), &["diff", "--rules"]).stdout).unwrap();
     assert_eq!(listed.lines().count(), rules::all().len());
 }
+
+/// The HTML report in headless Chromium (tests/browser/diff_report.py, Selenium): it renders
+/// (a screenshot with content), and unticking a severity or picking a module hides exactly
+/// the other rows.
+#[test]
+fn html_report_renders_and_its_filters_work_in_headless_chromium() {
+    let d = crate::support::acme()
+        .diff_report("acme-storage", "1.0.0", "2.0.0", &DiffOptions::default())
+        .unwrap();
+    let dir = crate::support::cache_dir().join("browser");
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = dir.join("acme-storage-1.0.0-2.0.0.html");
+    let shot = dir.join("acme-storage-1.0.0-2.0.0.png");
+    let _ = std::fs::remove_file(&shot);
+    std::fs::write(&page, d.to_html()).unwrap();
+    let out = std::process::Command::new(crate::openapi::oracle::python())
+        .arg(repo().join("tests/browser/diff_report.py"))
+        .arg(&page)
+        .arg(&shot)
+        .output()
+        .expect("python runs (scripts/setup installs selenium, chromium and its driver)");
+    assert!(
+        out.status.success(),
+        "browser check failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = d.changes.len() as u64;
+    let breaking = d.changes.iter().filter(|c| c.breaking).count() as u64;
+    assert!(breaking > 0 && breaking < rows, "{seen}");
+    assert_eq!(seen["title"], "pkg:pypi/acme-storage 1.0.0 → 2.0.0");
+    assert_eq!(seen["rows"], rows);
+    assert_eq!(seen["visible"], rows);
+    assert_eq!(seen["visible_without_breaking"], rows - breaking);
+    assert!(
+        !seen["severities_without_breaking"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == "breaking"),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["shown_text"],
+        format!("{} of {rows} shown", rows - breaking)
+    );
+    let in_module = seen["visible_in_module"].as_u64().unwrap();
+    assert!(in_module > 0 && in_module < rows, "{seen}");
+    assert_eq!(
+        seen["modules_of_visible"],
+        serde_json::json!([seen["module"]])
+    );
+    // The screenshot is a real render: a PNG of some size, not a blank page.
+    let png = std::fs::read(&shot).unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+    assert!(
+        png.len() > 30_000,
+        "screenshot is {} bytes: blank?",
+        png.len()
+    );
+}

@@ -11,7 +11,7 @@ use refgraph::store::Store;
 
 use crate::support::repo;
 
-mod oracle;
+pub(crate) mod oracle;
 
 fn spec(name: &str) -> PathBuf {
     repo().join("samples/openapi").join(name)
