@@ -72,6 +72,40 @@ pub struct Change {
     pub confidence: Option<f64>,
 }
 
+#[cfg(test)]
+impl Change {
+    /// A change with only what report-level tests look at filled in.
+    pub(crate) fn for_test(rule: &str, name: &str, symbol_kind: &str) -> Change {
+        let kind = if rule.ends_with("added") {
+            "added"
+        } else {
+            "removed"
+        };
+        Change {
+            kind: kind.into(),
+            qualified_name: name.into(),
+            symbol_kind: symbol_kind.into(),
+            breaking: kind == "removed",
+            severity: if kind == "removed" {
+                Severity::Breaking
+            } else {
+                Severity::NotBreaking
+            },
+            rule: rule.into(),
+            area: "symbol".into(),
+            detail: String::new(),
+            hint: None,
+            parameter: None,
+            old_value: None,
+            new_value: None,
+            old_signature: None,
+            new_signature: None,
+            replacement: None,
+            confidence: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DiffReport {
     pub package: String,

@@ -174,29 +174,10 @@ mod tests {
     use super::*;
 
     fn change(rule: &str, name: &str, kind: &str, sig: Option<&str>) -> Change {
-        Change {
-            kind: if rule.ends_with("removed") {
-                "removed"
-            } else {
-                "added"
-            }
-            .into(),
-            qualified_name: name.into(),
-            symbol_kind: kind.into(),
-            breaking: rule.ends_with("removed"),
-            severity: Severity::Breaking,
-            rule: rule.into(),
-            area: "symbol".into(),
-            detail: String::new(),
-            hint: None,
-            parameter: None,
-            old_value: None,
-            new_value: None,
-            old_signature: sig.filter(|_| rule.ends_with("removed")).map(Into::into),
-            new_signature: sig.filter(|_| rule.ends_with("added")).map(Into::into),
-            replacement: None,
-            confidence: None,
-        }
+        let mut c = Change::for_test(rule, name, kind);
+        c.old_signature = sig.filter(|_| rule.ends_with("removed")).map(Into::into);
+        c.new_signature = sig.filter(|_| rule.ends_with("added")).map(Into::into);
+        c
     }
 
     #[test]

@@ -12,26 +12,45 @@ const SEVERITIES: [(Severity, &str); 3] = [
 ];
 
 impl DiffReport {
-    fn headline(&self) -> String {
+    /// The summary's counts in report order, with their labels.
+    fn counts(&self) -> [(&'static str, usize); 8] {
         let s = &self.summary;
+        [
+            ("breaking", s.breaking),
+            ("possibly breaking", s.possibly_breaking),
+            ("not breaking", s.not_breaking),
+            ("removed", s.removed),
+            ("added", s.added),
+            ("changed", s.changed),
+            ("deprecated", s.deprecated),
+            ("renamed", s.renamed),
+        ]
+    }
+
+    /// `a breaking, b possibly breaking, c not breaking (d removed, ...[; n ignored])`.
+    fn counts_line(&self, separator: &str) -> String {
+        let [severities @ .., _, _, _, _, _] = self.counts();
+        let [_, _, _, kinds @ ..] = self.counts();
+        let join = |xs: &[(&str, usize)]| {
+            xs.iter()
+                .map(|(l, n)| format!("{n} {l}"))
+                .collect::<Vec<_>>()
+                .join(separator)
+        };
+        let ignored = match self.summary.ignored {
+            0 => String::new(),
+            n => format!("; {n} ignored"),
+        };
+        format!("{} ({}{ignored})", join(&severities), join(&kinds))
+    }
+
+    fn headline(&self) -> String {
         format!(
-            "{} {} -> {}: {} breaking, {} possibly breaking, {} not breaking ({} removed, {} added, {} changed, {} deprecated, {} renamed{})",
+            "{} {} -> {}: {}",
             self.package,
             self.from,
             self.to,
-            s.breaking,
-            s.possibly_breaking,
-            s.not_breaking,
-            s.removed,
-            s.added,
-            s.changed,
-            s.deprecated,
-            s.renamed,
-            if s.ignored > 0 {
-                format!("; {} ignored", s.ignored)
-            } else {
-                String::new()
-            }
+            self.counts_line(", ")
         )
     }
 
@@ -70,19 +89,15 @@ impl DiffReport {
     /// The report as Markdown: a summary table, then one table per severity.
     pub fn to_markdown(&self) -> String {
         let s = &self.summary;
+        let counts = self.counts();
         let mut out = format!(
-            "# {} {} → {}\n\n| breaking | possibly breaking | not breaking | removed | added | changed | deprecated | renamed |\n|---|---|---|---|---|---|---|---|\n| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "# {} {} → {}\n\n| {} |\n|{}\n| {} |\n",
             self.package,
             self.from,
             self.to,
-            s.breaking,
-            s.possibly_breaking,
-            s.not_breaking,
-            s.removed,
-            s.added,
-            s.changed,
-            s.deprecated,
-            s.renamed
+            counts.map(|c| c.0).join(" | "),
+            "---|".repeat(counts.len()),
+            counts.map(|c| c.1.to_string()).join(" | ")
         );
         if s.ignored > 0 {
             let _ = writeln!(out, "\n{} changes left out by the ignore file.", s.ignored);
@@ -170,22 +185,7 @@ impl DiffReport {
             .replace("{breaking}", &s.breaking.to_string())
             .replace("{possibly}", &s.possibly_breaking.to_string())
             .replace("{not}", &s.not_breaking.to_string())
-            .replace(
-                "{counts}",
-                &esc(&format!(
-                    "{} removed · {} added · {} changed · {} deprecated · {} renamed{}",
-                    s.removed,
-                    s.added,
-                    s.changed,
-                    s.deprecated,
-                    s.renamed,
-                    if s.ignored > 0 {
-                        format!(" · {} ignored", s.ignored)
-                    } else {
-                        String::new()
-                    }
-                )),
-            )
+            .replace("{counts}", &esc(&self.counts_line(" · ")))
             .replace("{modules}", &options)
             .replace("{total}", &self.changes.len().to_string())
             .replace("{rows}", &rows)
@@ -316,24 +316,7 @@ mod tests {
     use super::*;
 
     fn c(name: &str) -> Change {
-        Change {
-            kind: "removed".into(),
-            qualified_name: name.into(),
-            symbol_kind: "function".into(),
-            breaking: true,
-            severity: Severity::Breaking,
-            rule: "symbol_removed".into(),
-            area: "symbol".into(),
-            detail: String::new(),
-            hint: None,
-            parameter: None,
-            old_value: None,
-            new_value: None,
-            old_signature: None,
-            new_signature: None,
-            replacement: None,
-            confidence: None,
-        }
+        Change::for_test("symbol_removed", name, "function")
     }
 
     #[test]
