@@ -130,7 +130,6 @@ mod registered {
         diagnostics,
         symbol_by_endpoint,
         operations_by_tag,
-        release_signatures,
         doc_chunks,
         doc_sections,
     }

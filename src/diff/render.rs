@@ -29,8 +29,8 @@ impl DiffReport {
 
     /// `a breaking, b possibly breaking, c not breaking (d removed, ...[; n ignored])`.
     fn counts_line(&self, separator: &str) -> String {
-        let [severities @ .., _, _, _, _, _] = self.counts();
-        let [_, _, _, kinds @ ..] = self.counts();
+        let counts = self.counts();
+        let (severities, kinds) = counts.split_at(3);
         let join = |xs: &[(&str, usize)]| {
             xs.iter()
                 .map(|(l, n)| format!("{n} {l}"))
@@ -41,7 +41,7 @@ impl DiffReport {
             0 => String::new(),
             n => format!("; {n} ignored"),
         };
-        format!("{} ({}{ignored})", join(&severities), join(&kinds))
+        format!("{} ({}{ignored})", join(severities), join(kinds))
     }
 
     fn headline(&self) -> String {
@@ -253,9 +253,10 @@ fn module_of(c: &Change) -> &str {
     if let Some((_, path)) = n.split_once(' ') {
         return path.split('/').find(|s| !s.is_empty()).unwrap_or("/");
     }
+    let parts: Vec<&str> = n.split('.').collect();
     let mut end = 0;
-    for (i, part) in n.split('.').enumerate() {
-        if part.starts_with(|ch: char| ch.is_uppercase()) || i + 1 == n.split('.').count() {
+    for (i, part) in parts.iter().enumerate() {
+        if part.starts_with(|ch: char| ch.is_uppercase()) || i + 1 == parts.len() {
             break;
         }
         end += part.len() + usize::from(i > 0);

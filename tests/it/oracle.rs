@@ -23,7 +23,7 @@ pub(crate) struct Release {
     pub deps: &'static [&'static str],
 }
 
-const RELEASES: &[Release] = &[
+pub(crate) const RELEASES: &[Release] = &[
     Release {
         name: "click",
         version: "7.1.2",
