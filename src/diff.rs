@@ -6,12 +6,15 @@ mod renames;
 pub mod render;
 pub mod rules;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use oxigraph::model::{NamedNode, Quad, Term};
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::answer::{AnswerError, Engine, get_str, iri, kind_name};
+use crate::store::Store;
 pub use rules::{CoarseKind, Severity};
 use rules::{Rule, Side};
 
@@ -287,50 +290,135 @@ fn shown(key: &str, value: &str) -> String {
     }
 }
 
+/// The findings of `rules` over two release graphs of `store`.
+fn run_rules(
+    store: &Store,
+    rules: impl Iterator<Item = &'static Rule>,
+    baseline: &str,
+    current: &str,
+) -> Result<Vec<Finding<'static>>, AnswerError> {
+    let mut out = Vec::new();
+    let bindings = [("baseline", iri(baseline)), ("current", iri(current))];
+    for rule in rules {
+        let started = std::time::Instant::now();
+        let rows = store.select(&rule.query, &bindings)?;
+        tracing::debug!(
+            rule = rule.id(),
+            rows = rows.len(),
+            ms = started.elapsed().as_secs_f64() * 1000.0,
+            "diff rule"
+        );
+        let merge = rule.meta().merge_params;
+        let mut previous: Option<Finding> = None;
+        for row in rows {
+            let row: BTreeMap<&'static str, String> = rules::OUTPUTS
+                .iter()
+                .filter_map(|k| get_str(&row, k).map(|v| (*k, v)))
+                .collect();
+            if merge && let Some(p) = previous.as_mut() {
+                let same_but_param = p.row.len() == row.len()
+                    && row
+                        .iter()
+                        .all(|(k, v)| *k == "param" || p.row.get(k) == Some(v));
+                if same_but_param {
+                    if let (Some(a), Some(b)) = (p.row.get_mut("param"), row.get("param")) {
+                        a.push_str("`, `");
+                        a.push_str(b);
+                    }
+                    continue;
+                }
+            }
+            out.extend(previous.replace(Finding { rule, row }));
+        }
+        out.extend(previous);
+    }
+    Ok(out)
+}
+
 impl Engine {
     /// Runs every rule that applies to the package's ecosystem over the two releases.
-    fn findings<'r>(
+    fn findings(
         &self,
         ecosystem: &str,
         baseline: &str,
         current: &str,
-    ) -> Result<Vec<Finding<'r>>, AnswerError> {
-        let mut out = Vec::new();
-        let bindings = [("baseline", iri(baseline)), ("current", iri(current))];
-        for rule in rules::all().iter().filter(|r| r.applies_to(ecosystem)) {
-            let started = std::time::Instant::now();
-            let rows = self.store().select(&rule.query, &bindings)?;
-            tracing::debug!(
-                rule = rule.id(),
-                rows = rows.len(),
-                ms = started.elapsed().as_secs_f64() * 1000.0,
-                "diff rule"
-            );
-            let merge = rule.meta().merge_params;
-            let mut previous: Option<Finding> = None;
-            for row in rows {
-                let row: BTreeMap<&'static str, String> = rules::OUTPUTS
-                    .iter()
-                    .filter_map(|k| get_str(&row, k).map(|v| (*k, v)))
-                    .collect();
-                if merge && let Some(p) = previous.as_mut() {
-                    let same_but_param = p.row.len() == row.len()
-                        && row
-                            .iter()
-                            .all(|(k, v)| *k == "param" || p.row.get(k) == Some(v));
-                    if same_but_param {
-                        if let (Some(a), Some(b)) = (p.row.get_mut("param"), row.get("param")) {
-                            a.push_str("`, `");
-                            a.push_str(b);
-                        }
+    ) -> Result<Vec<Finding<'static>>, AnswerError> {
+        let rules = rules::all().iter().filter(|r| r.applies_to(ecosystem));
+        run_rules(self.store(), rules.copied(), baseline, current)
+    }
+
+    /// The signature rules run over symbols whose public name denotes another symbol in the
+    /// current release (moved to an alias, or a member now defined on another class of the
+    /// MRO): `pairs` holds (baseline IRI, current IRI). A scratch in-memory store gets each
+    /// baseline symbol with its parameters, and the current symbol's facts under the baseline
+    /// IRI and name, so the rules (which match a symbol by IRI) compare the two unchanged.
+    fn moved_findings(
+        &self,
+        ecosystem: &str,
+        baseline: &str,
+        current: &str,
+        pairs: &BTreeSet<(String, String)>,
+    ) -> Result<Vec<Finding<'static>>, AnswerError> {
+        if pairs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let qname = crate::vocab::rg::QUALIFIED_NAME.as_str();
+        let parameter = crate::vocab::rg::PARAMETER_PROP.as_str();
+        let (mut old_quads, mut new_quads) = (Vec::new(), Vec::new());
+        for (s, t) in pairs {
+            let subject = NamedNode::new_unchecked(s.as_str());
+            for (graph, source, out) in
+                [(baseline, s, &mut old_quads), (current, t, &mut new_quads)]
+            {
+                let g = NamedNode::new_unchecked(graph);
+                for (p, o) in self.store().describe(graph, source)? {
+                    if source != s && p == qname {
                         continue;
                     }
+                    if p == parameter
+                        && let Term::NamedNode(node) = &o
+                    {
+                        for (pp, po) in self.store().describe(graph, node.as_str())? {
+                            out.push(Quad::new(
+                                node.clone(),
+                                NamedNode::new_unchecked(pp),
+                                po,
+                                g.clone(),
+                            ));
+                        }
+                    }
+                    out.push(Quad::new(
+                        subject.clone(),
+                        NamedNode::new_unchecked(p),
+                        o,
+                        g.clone(),
+                    ));
                 }
-                out.extend(previous.replace(Finding { rule, row }));
+                if source != s {
+                    // The current symbol answers to the baseline's name.
+                    let name = self
+                        .store()
+                        .describe(baseline, s)?
+                        .into_iter()
+                        .find(|(p, _)| p == qname);
+                    if let Some((p, o)) = name {
+                        out.push(Quad::new(
+                            subject.clone(),
+                            NamedNode::new_unchecked(p),
+                            o,
+                            g.clone(),
+                        ));
+                    }
+                }
             }
-            out.extend(previous);
         }
-        Ok(out)
+        let scratch = Store::in_memory();
+        scratch.replace_graph(&NamedNode::new_unchecked(baseline), &old_quads)?;
+        scratch.replace_graph(&NamedNode::new_unchecked(current), &new_quads)?;
+        let rules = rules::all()
+            .iter()
+            .filter(|r| r.applies_to(ecosystem) && r.meta().area == "signature");
+        run_rules(&scratch, rules.copied(), baseline, current)
     }
 
     /// The changes from release `from` to release `to` of `package`: every rule's findings,
@@ -349,7 +437,42 @@ impl Engine {
         let new = self.choose(Some(package), Some(to), None)?;
         let (a, b) = (&old.release.release, &new.release.release);
         let ecosystem = old.release.ecosystem.as_str();
-        let mut findings = self.findings(ecosystem, a, b)?;
+        let findings = self.findings(ecosystem, a, b)?;
+
+        // A name that still resolves on the other side (an alias, a member now inherited)
+        // keeps working: not a change. When it resolves to another symbol, that symbol's
+        // signature is compared with the old one (a function moved behind an alias, a method
+        // now defined on another class of the MRO), and so is a moved symbol's.
+        let mut kept = Vec::with_capacity(findings.len());
+        let mut pairs: BTreeSet<(String, String)> = BTreeSet::new();
+        for f in findings {
+            let release = match f.rule.meta().unless_resolves_in {
+                Some(Side::Current) => Some(b),
+                Some(Side::Baseline) => Some(a),
+                None => None,
+            };
+            let moved = f.rule.id() == "symbol_moved";
+            if release.is_some() || moved {
+                let old = self.lookup(a, f.name())?;
+                let new = self.lookup(b, f.name())?;
+                if let (Some(s), Some(t)) = (old.first(), new.first())
+                    && s.0 != t.0
+                {
+                    pairs.insert((s.0.clone(), t.0.clone()));
+                }
+                let resolves = match release {
+                    Some(r) if r == b => !new.is_empty(),
+                    Some(_) => !old.is_empty(),
+                    None => false,
+                };
+                if resolves {
+                    continue;
+                }
+            }
+            kept.push(f);
+        }
+        let mut findings = kept;
+        findings.extend(self.moved_findings(ecosystem, a, b, &pairs)?);
 
         // A finding another rule explains (same symbol, same parameter) is dropped.
         let mut superseded: HashSet<(String, String, String)> = HashSet::new();
@@ -368,24 +491,6 @@ impl Engine {
             );
             !superseded.contains(&key)
         });
-
-        // A name that still resolves on the other side (an alias, a member now inherited)
-        // keeps working: not a change.
-        let mut kept = Vec::with_capacity(findings.len());
-        for f in findings {
-            let release = match f.rule.meta().unless_resolves_in {
-                Some(Side::Current) => Some(b),
-                Some(Side::Baseline) => Some(a),
-                None => None,
-            };
-            if let Some(r) = release
-                && !self.lookup(r, f.name())?.is_empty()
-            {
-                continue;
-            }
-            kept.push(f);
-        }
-        let mut findings = kept;
 
         // Members of a removed (added) container are reported with it, not one by one; their
         // names still tell renames apart.
