@@ -17,7 +17,7 @@ fn spec(name: &str) -> PathBuf {
     repo().join("samples/openapi").join(name)
 }
 
-fn ingest_spec(
+pub(crate) fn ingest_spec(
     store: &Store,
     path: &Path,
     package: &str,

@@ -93,6 +93,7 @@ function describe(name, sym) {
   }
   if (s.flags & ts.SymbolFlags.Interface) symbols[name] = { kind: 'interface', ...where };
   else if (s.flags & ts.SymbolFlags.Variable) symbols[name] = { kind: 'variable', ...where };
+  else if (s.flags & ts.SymbolFlags.TypeAlias) symbols[name] = { kind: 'type', ...where };
 }
 
 let exported = checker.getExportsOfModule(mod);

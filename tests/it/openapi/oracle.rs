@@ -15,15 +15,15 @@ use serde_json::Value;
 use super::ingest_spec;
 use crate::support::{cache_dir, repo};
 
-struct Spec {
-    npm: &'static str,
-    version: &'static str,
+pub(crate) struct Spec {
+    pub(crate) npm: &'static str,
+    pub(crate) version: &'static str,
     /// The spec's path inside the tarball.
-    file: &'static str,
-    package: &'static str,
+    pub(crate) file: &'static str,
+    pub(crate) package: &'static str,
 }
 
-const SPECS: &[Spec] = &[
+pub(crate) const SPECS: &[Spec] = &[
     Spec {
         npm: "@directus/specs",
         version: "9.22.4",
@@ -60,7 +60,7 @@ pub fn python() -> PathBuf {
     }
 }
 
-fn walk(spec: &Path) -> Value {
+pub(crate) fn walk(spec: &Path) -> Value {
     let out = spec.with_extension("walk.json");
     let status = Command::new(python())
         .arg(repo().join("tests/oracle/openapi_walk.py"))
