@@ -871,25 +871,33 @@ impl Engine {
         Ok(hits)
     }
 
+    /// The symbols a name denotes by canonical name or by alias, read by direct index scans
+    /// (this runs for every prefix a lookup walks, where parsing a query each time cost more
+    /// than the scan): (symbol IRI, canonical name, "canonical" or "alias"), canonical
+    /// first, then by name.
     fn lookup_stored(
         &self,
         release: &str,
         name: &str,
     ) -> Result<Vec<(String, String, String)>, AnswerError> {
-        let rows = self.store.select(
-            &queries::symbol_by_name,
-            &[("release", iri(release)), ("name", lit(name))],
-        )?;
-        Ok(rows
-            .iter()
-            .filter_map(|r| {
-                Some((
-                    get_str(r, "symbol")?,
-                    get_str(r, "qname")?,
-                    get_str(r, "via")?,
-                ))
-            })
-            .collect())
+        use crate::vocab::rg;
+        let qname = rg::QUALIFIED_NAME.as_str();
+        let mut out = Vec::new();
+        for (via, predicate) in [("canonical", qname), ("alias", rg::ALIAS.as_str())] {
+            let mut found: Vec<(String, String, String)> = self
+                .store
+                .subjects_with(release, predicate, name, qname)?
+                .into_iter()
+                .flat_map(|(symbol, names)| {
+                    names
+                        .into_iter()
+                        .map(move |n| (symbol.clone(), term_value(&n), via.to_string()))
+                })
+                .collect();
+            found.sort_by(|x, y| x.1.cmp(&y.1));
+            out.extend(found);
+        }
+        Ok(out)
     }
 
     fn names_of(&self, release: &str) -> Result<Arc<NameTable>, AnswerError> {

@@ -195,6 +195,10 @@ pub struct DiffOptions {
     pub limit: usize,
     pub cursor: Option<String>,
     pub ignore: IgnoreList,
+    /// Run the signature rules over every symbol of both releases instead of those whose
+    /// signature text changed (`signature_changed.rq`): the same report, many times slower.
+    /// Tests use it to check that the shortcut loses nothing.
+    pub exhaustive: bool,
 }
 
 impl Default for DiffOptions {
@@ -204,6 +208,7 @@ impl Default for DiffOptions {
             limit: 5000,
             cursor: None,
             ignore: IgnoreList::default(),
+            exhaustive: false,
         }
     }
 }
@@ -290,68 +295,128 @@ fn shown(key: &str, value: &str) -> String {
     }
 }
 
-/// The findings of `rules` over two release graphs of `store`.
+/// The findings of `rules` over two release graphs of `store`, in the order of `rules`. The
+/// rules are independent reads: they run on every core.
 fn run_rules(
     store: &Store,
     rules: impl Iterator<Item = &'static Rule>,
     baseline: &str,
     current: &str,
 ) -> Result<Vec<Finding<'static>>, AnswerError> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let rules: Vec<&'static Rule> = rules.collect();
+    let next = AtomicUsize::new(0);
+    type Found = Result<Vec<Finding<'static>>, AnswerError>;
+    let results: Vec<Mutex<Option<Found>>> = rules.iter().map(|_| Mutex::new(None)).collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(rules.len());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(rule) = rules.get(i) else { break };
+                    let found = run_rule(store, rule, baseline, current);
+                    *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(found);
+                }
+            });
+        }
+    });
+    let mut out = Vec::new();
+    for r in results {
+        if let Some(found) = r.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            out.extend(found?);
+        }
+    }
+    Ok(out)
+}
+
+/// One rule's findings; rows that differ only in `param` are merged when the rule says so.
+fn run_rule(
+    store: &Store,
+    rule: &'static Rule,
+    baseline: &str,
+    current: &str,
+) -> Result<Vec<Finding<'static>>, AnswerError> {
     let mut out = Vec::new();
     let bindings = [("baseline", iri(baseline)), ("current", iri(current))];
-    for rule in rules {
-        let started = std::time::Instant::now();
-        let rows = store.select(&rule.query, &bindings)?;
-        tracing::debug!(
-            rule = rule.id(),
-            rows = rows.len(),
-            ms = started.elapsed().as_secs_f64() * 1000.0,
-            "diff rule"
-        );
-        let merge = rule.meta().merge_params;
-        let mut previous: Option<Finding> = None;
-        for row in rows {
-            let row: BTreeMap<&'static str, String> = rules::OUTPUTS
-                .iter()
-                .filter_map(|k| get_str(&row, k).map(|v| (*k, v)))
-                .collect();
-            if merge && let Some(p) = previous.as_mut() {
-                let same_but_param = p.row.len() == row.len()
-                    && row
-                        .iter()
-                        .all(|(k, v)| *k == "param" || p.row.get(k) == Some(v));
-                if same_but_param {
-                    if let (Some(a), Some(b)) = (p.row.get_mut("param"), row.get("param")) {
-                        a.push_str("`, `");
-                        a.push_str(b);
-                    }
-                    continue;
+    let started = std::time::Instant::now();
+    let rows = store.select(&rule.query, &bindings)?;
+    tracing::debug!(
+        rule = rule.id(),
+        rows = rows.len(),
+        ms = started.elapsed().as_secs_f64() * 1000.0,
+        "diff rule"
+    );
+    let merge = rule.meta().merge_params;
+    let mut previous: Option<Finding> = None;
+    for row in rows {
+        let row: BTreeMap<&'static str, String> = rules::OUTPUTS
+            .iter()
+            .filter_map(|k| get_str(&row, k).map(|v| (*k, v)))
+            .collect();
+        if merge && let Some(p) = previous.as_mut() {
+            let same_but_param = p.row.len() == row.len()
+                && row
+                    .iter()
+                    .all(|(k, v)| *k == "param" || p.row.get(k) == Some(v));
+            if same_but_param {
+                if let (Some(a), Some(b)) = (p.row.get_mut("param"), row.get("param")) {
+                    a.push_str("`, `");
+                    a.push_str(b);
                 }
+                continue;
             }
-            out.extend(previous.replace(Finding { rule, row }));
         }
-        out.extend(previous);
+        out.extend(previous.replace(Finding { rule, row }));
     }
+    out.extend(previous);
     Ok(out)
 }
 
 impl Engine {
     /// Runs every rule that applies to the package's ecosystem over the two releases.
+    /// The signature rules only when `signature_rules`: the report runs them over the symbols
+    /// whose signatures changed (`moved_findings`).
     fn findings(
         &self,
         ecosystem: &str,
         baseline: &str,
         current: &str,
+        signature_rules: bool,
     ) -> Result<Vec<Finding<'static>>, AnswerError> {
-        let rules = rules::all().iter().filter(|r| r.applies_to(ecosystem));
+        let rules = rules::all()
+            .iter()
+            .filter(|r| r.applies_to(ecosystem) && (signature_rules || !r.is_signature_rule()));
         run_rules(self.store(), rules.copied(), baseline, current)
     }
 
-    /// The signature rules run over symbols whose public name denotes another symbol in the
-    /// current release (moved to an alias, or a member now defined on another class of the
-    /// MRO): `pairs` holds (baseline IRI, current IRI). A scratch in-memory store gets each
-    /// baseline symbol with its parameters, and the current symbol's facts under the baseline
-    /// IRI and name, so the rules (which match a symbol by IRI) compare the two unchanged.
+    /// (IRI, IRI) for every symbol of both releases whose signature changed.
+    fn signature_changes(
+        &self,
+        baseline: &str,
+        current: &str,
+    ) -> Result<Vec<(String, String)>, AnswerError> {
+        let rows = self.store().select(
+            &crate::queries::signature_changed,
+            &[("baseline", iri(baseline)), ("current", iri(current))],
+        )?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| get_str(r, "symbol"))
+            .map(|s| (s.clone(), s))
+            .collect())
+    }
+
+    /// The signature rules over `pairs` of (baseline IRI, current IRI): a symbol whose
+    /// signature changed (the same IRI twice), or one whose public name denotes another symbol
+    /// in the current release (moved to an alias, or a member now defined on another class of
+    /// the MRO). A scratch in-memory store gets each baseline symbol with its parameters, and
+    /// the current symbol's facts under the baseline IRI and name, so the rules (which match a
+    /// symbol by IRI) compare the two unchanged, and touch a few hundred symbols instead of
+    /// every one of both releases.
     fn moved_findings(
         &self,
         ecosystem: &str,
@@ -417,7 +482,7 @@ impl Engine {
         scratch.replace_graph(&NamedNode::new_unchecked(current), &new_quads)?;
         let rules = rules::all()
             .iter()
-            .filter(|r| r.applies_to(ecosystem) && r.meta().area == "signature");
+            .filter(|r| r.applies_to(ecosystem) && r.is_signature_rule());
         run_rules(&scratch, rules.copied(), baseline, current)
     }
 
@@ -437,7 +502,7 @@ impl Engine {
         let new = self.choose(Some(package), Some(to), None)?;
         let (a, b) = (&old.release.release, &new.release.release);
         let ecosystem = old.release.ecosystem.as_str();
-        let findings = self.findings(ecosystem, a, b)?;
+        let findings = self.findings(ecosystem, a, b, options.exhaustive)?;
 
         // A name that still resolves on the other side (an alias, a member now inherited)
         // keeps working: not a change. When it resolves to another symbol, that symbol's
@@ -446,32 +511,41 @@ impl Engine {
         let mut kept = Vec::with_capacity(findings.len());
         let mut pairs: BTreeSet<(String, String)> = BTreeSet::new();
         for f in findings {
-            let release = match f.rule.meta().unless_resolves_in {
-                Some(Side::Current) => Some(b),
-                Some(Side::Baseline) => Some(a),
+            // (the release the name was in, the release it may still resolve in)
+            let moved = f.rule.id() == "symbol_moved";
+            let sides = match f.rule.meta().unless_resolves_in {
+                Some(Side::Current) => Some((a, b)),
+                Some(Side::Baseline) => Some((b, a)),
+                None if moved => Some((a, b)),
                 None => None,
             };
-            let moved = f.rule.id() == "symbol_moved";
-            if release.is_some() || moved {
-                let old = self.lookup(a, f.name())?;
-                let new = self.lookup(b, f.name())?;
-                if let (Some(s), Some(t)) = (old.first(), new.first())
-                    && s.0 != t.0
-                {
-                    pairs.insert((s.0.clone(), t.0.clone()));
-                }
-                let resolves = match release {
-                    Some(r) if r == b => !new.is_empty(),
-                    Some(_) => !old.is_empty(),
-                    None => false,
-                };
-                if resolves {
-                    continue;
+            if let Some((own, there)) = sides {
+                let found = self.lookup(there, f.name())?;
+                if !found.is_empty() {
+                    let here = self.lookup(own, f.name())?;
+                    let (old, new) = if own == a {
+                        (here.first(), found.first())
+                    } else {
+                        (found.first(), here.first())
+                    };
+                    // A baseline symbol still in the current release is compared with itself.
+                    if let (Some(s), Some(t)) = (old, new)
+                        && s.0 != t.0
+                        && self.store().describe(b, &s.0)?.is_empty()
+                    {
+                        pairs.insert((s.0.clone(), t.0.clone()));
+                    }
+                    if !moved {
+                        continue;
+                    }
                 }
             }
             kept.push(f);
         }
         let mut findings = kept;
+        if !options.exhaustive {
+            pairs.extend(self.signature_changes(a, b)?);
+        }
         findings.extend(self.moved_findings(ecosystem, a, b, &pairs)?);
 
         // A finding another rule explains (same symbol, same parameter) is dropped.
@@ -625,7 +699,7 @@ impl Engine {
                 breaking_only,
                 limit,
                 cursor: cursor.map(str::to_string),
-                ignore: IgnoreList::default(),
+                ..DiffOptions::default()
             },
         )
     }

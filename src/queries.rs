@@ -124,7 +124,6 @@ mod registered {
     use super::*;
     catalog! {
         releases,
-        symbol_by_name,
         name_table,
         list_symbols,
         diagnostics,
@@ -132,6 +131,7 @@ mod registered {
         operations_by_tag,
         doc_chunks,
         doc_sections,
+        signature_changed,
     }
 }
 

@@ -150,6 +150,46 @@ impl Store {
             .collect()
     }
 
+    /// The subjects that have `predicate` with the plain string `value` in `graph`, each with
+    /// its `then` values (one index range scan per subject, no query to parse).
+    pub fn subjects_with(
+        &self,
+        graph: &str,
+        predicate: &str,
+        value: &str,
+        then: &str,
+    ) -> Result<Vec<(String, Vec<Term>)>, StoreError> {
+        let g = NamedNode::new_unchecked(graph);
+        let p = NamedNode::new_unchecked(predicate);
+        let then = NamedNode::new_unchecked(then);
+        let v = oxigraph::model::Literal::new_simple_literal(value);
+        let mut out = Vec::new();
+        for q in self.inner.quads_for_pattern(
+            None,
+            Some(p.as_ref()),
+            Some(v.as_ref().into()),
+            Some(g.as_ref().into()),
+        ) {
+            let q = q?;
+            let values = self
+                .inner
+                .quads_for_pattern(
+                    Some(q.subject.as_ref()),
+                    Some(then.as_ref()),
+                    None,
+                    Some(g.as_ref().into()),
+                )
+                .map(|x| x.map(|x| x.object))
+                .collect::<Result<Vec<_>, _>>()?;
+            let subject = match q.subject {
+                oxigraph::model::NamedOrBlankNode::NamedNode(n) => n.into_string(),
+                other => other.to_string(),
+            };
+            out.push((subject, values));
+        }
+        Ok(out)
+    }
+
     /// Runs a catalog query with bound variables and collects its solutions.
     pub fn select(
         &self,

@@ -112,6 +112,12 @@ impl Rule {
         })
     }
 
+    /// A rule about one callable's signature (area `signature`): the report runs these over
+    /// the symbols whose signature changed, not over whole releases.
+    pub fn is_signature_rule(&self) -> bool {
+        self.meta().area == "signature"
+    }
+
     pub fn applies_to(&self, ecosystem: &str) -> bool {
         self.meta()
             .ecosystems

@@ -6,14 +6,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use refgraph::answer::Engine;
-use refgraph::diff::DiffOptions;
 use refgraph::extract::Language;
 use refgraph::ingest::{Limits, ingest_files, read_release};
 use refgraph::model::PackageId;
 use refgraph::store::Store;
 use serde_json::Value;
 
-use super::{is_under, ratio};
+use super::{is_under, ratio, report_checked};
 use crate::npm_oracle::{node_tools, ts_oracle, unpack};
 use crate::support::cache_dir;
 
@@ -107,14 +106,7 @@ fn judge(
         walks.push(symbols);
     }
     let (a, b) = (&walks[0], &walks[1]);
-    let report = Engine::new(store)
-        .diff_report(
-            &format!("pkg:npm/{package}"),
-            from,
-            to,
-            &DiffOptions::default(),
-        )
-        .unwrap();
+    let report = report_checked(&Engine::new(store), &format!("pkg:npm/{package}"), from, to);
 
     // The oracle: names gone, and names kept whose parameter list differs.
     let removed: BTreeSet<&String> = a.keys().filter(|n| !b.contains_key(*n)).collect();
