@@ -150,14 +150,38 @@ pub(super) fn pair(changes: &mut Vec<Change>, contents: &Contents, to: &str) {
             old.breaking = true;
         }
         old.rule = "probable_rename".into();
-        old.detail = format!(
-            "{} `{}` is gone in {to}; probably replaced by `{}` (confidence {confidence:.2}{why})",
-            old.symbol_kind, old.qualified_name, new.qualified_name
-        );
-        old.hint = Some(format!(
-            "Rewrite uses of `{}` as `{}`, checking the new signature.",
-            old.qualified_name, new.qualified_name
-        ));
+        // The same name on both sides: an operation whose operationId moved to another
+        // endpoint. Its endpoints (the signature up to the parameters) tell the two apart.
+        let endpoints = (old.qualified_name == new.qualified_name)
+            .then(|| {
+                let at = |sig: &Option<String>| {
+                    let e = sig.as_deref()?.split_once('(')?.0.trim();
+                    (!e.is_empty()).then(|| e.to_string())
+                };
+                Some((at(&old.old_signature)?, at(&new.new_signature)?))
+            })
+            .flatten();
+        if let Some((from, into)) = endpoints {
+            old.detail = format!(
+                "{} `{}` at `{from}` is gone in {to}; probably moved to `{into}` (confidence \
+                 {confidence:.2}{why})",
+                old.symbol_kind, old.qualified_name
+            );
+            old.hint = Some(format!(
+                "Send `{}` requests to `{into}`, checking the new signature.",
+                old.qualified_name
+            ));
+        } else {
+            old.detail = format!(
+                "{} `{}` is gone in {to}; probably replaced by `{}` (confidence \
+                 {confidence:.2}{why})",
+                old.symbol_kind, old.qualified_name, new.qualified_name
+            );
+            old.hint = Some(format!(
+                "Rewrite uses of `{}` as `{}`, checking the new signature.",
+                old.qualified_name, new.qualified_name
+            ));
+        }
         old.replacement = Some(new.qualified_name);
         old.new_signature = new.new_signature;
         old.confidence = Some(confidence);
@@ -178,6 +202,39 @@ mod tests {
         c.old_signature = sig.filter(|_| rule.ends_with("removed")).map(Into::into);
         c.new_signature = sig.filter(|_| rule.ends_with("added")).map(Into::into);
         c
+    }
+
+    #[test]
+    fn an_operation_id_on_another_endpoint_is_a_move_named_by_its_endpoints() {
+        let mut c = vec![
+            change(
+                "operation_removed",
+                "createComment",
+                "operation",
+                Some("POST /activity/comment(body?: body object)"),
+            ),
+            change(
+                "operation_added",
+                "createComment",
+                "operation",
+                Some("POST /comments(body?: body object)"),
+            ),
+        ];
+        pair(&mut c, &Contents::default(), "15.2.0");
+        assert_eq!(c.len(), 1, "{c:#?}");
+        assert_eq!(c[0].kind, "renamed");
+        assert!(
+            c[0].detail.starts_with(
+                "operation `createComment` at `POST /activity/comment` is gone in 15.2.0; \
+                 probably moved to `POST /comments`"
+            ),
+            "{}",
+            c[0].detail
+        );
+        assert_eq!(
+            c[0].hint.as_deref(),
+            Some("Send `createComment` requests to `POST /comments`, checking the new signature.")
+        );
     }
 
     #[test]
