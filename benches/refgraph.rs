@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+#[path = "refgraph/diff.rs"]
+mod diff;
 #[path = "../tests/common/npm_spec.rs"]
 mod npm_spec;
 #[path = "refgraph/openapi.rs"]
@@ -247,7 +249,7 @@ impl Drop for Mcp {
 }
 
 fn main() {
-    // `cargo bench --bench refgraph [-- ingest|latency|npm|openapi|search]` runs one part; nothing runs all.
+    // `cargo bench --bench refgraph [-- ingest|latency|npm|openapi|search|diff]` runs one part; nothing runs all.
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -269,6 +271,9 @@ fn main() {
     }
     if part("search") {
         search::search_vs_python_rag(&bin);
+    }
+    if part("diff") {
+        diff::diff_vs_peers(&bin);
     }
 }
 

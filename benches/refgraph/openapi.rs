@@ -29,18 +29,30 @@ const VALIDATOR: &str = "openapi-spec-validator==0.7.2";
 const RUNS: usize = 3;
 
 /// The venv scripts/setup makes; made here when it is missing.
-fn python() -> PathBuf {
+pub fn python() -> PathBuf {
     super::venv("venv", ".complete-openapi", &["PyYAML==6.0.3", VALIDATOR]).join("bin/python")
 }
 
-/// Wall seconds and peak resident memory (kB, VmHWM sampled every 5 ms) of a child.
-fn measured(cmd: &mut Command) -> (f64, u64) {
+/// A child's run: wall seconds, peak resident memory (kB, VmHWM sampled every 5 ms), whether
+/// it exited 0 (`code`), its stdout (through a file: outputs of many MB do not block) and
+/// stderr.
+pub struct Measured {
+    pub secs: f64,
+    pub peak_kb: u64,
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn measure(cmd: &mut Command) -> Measured {
+    let out = tempfile::NamedTempFile::new().unwrap();
+    let err = tempfile::NamedTempFile::new().unwrap();
     let t = Instant::now();
     let mut child = cmd
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
+        .stdout(out.reopen().unwrap())
+        .stderr(err.reopen().unwrap())
         .spawn()
-        .unwrap();
+        .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
     let status_file = format!("/proc/{}/status", child.id());
     let mut peak = 0u64;
     let status = loop {
@@ -58,17 +70,27 @@ fn measured(cmd: &mut Command) -> (f64, u64) {
         std::thread::sleep(Duration::from_millis(5));
     };
     let secs = t.elapsed().as_secs_f64();
-    if !status.success() {
-        let mut err = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
-        panic!("{cmd:?} failed:\n{err}");
+    let read = |f: &tempfile::NamedTempFile| {
+        let mut text = String::new();
+        let _ = f.reopen().unwrap().read_to_string(&mut text);
+        text
+    };
+    Measured {
+        secs,
+        peak_kb: peak,
+        code: status.code(),
+        stdout: read(&out),
+        stderr: read(&err),
     }
-    (secs, peak)
+}
+
+/// Wall seconds and peak resident memory (kB) of a child that must succeed.
+fn measured(cmd: &mut Command) -> (f64, u64) {
+    let m = measure(cmd);
+    if m.code != Some(0) {
+        panic!("{cmd:?} failed:\n{}", m.stderr);
+    }
+    (m.secs, m.peak_kb)
 }
 
 pub fn ingest_vs_validator(bin: &Path) {
