@@ -555,6 +555,11 @@ impl Engine {
                 for p in [f.get("param"), f.get("new")].into_iter().flatten() {
                     superseded.insert((s.clone(), f.name().to_string(), p.clone()));
                 }
+                // A finding about the whole symbol (made_private) explains the other rule's
+                // finding about it.
+                if f.get("param").is_none() {
+                    superseded.insert((s.clone(), f.name().to_string(), String::new()));
+                }
             }
         }
         findings.retain(|f| {

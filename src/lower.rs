@@ -117,6 +117,11 @@ pub fn release_quads(
         Literal::from(facts.symbols.len() as i64),
     );
     w.str(&release, rg::NAME_TABLE, &name_table(facts));
+    if !facts.private_names.is_empty() {
+        // One line each, with a newline on both ends so `CONTAINS("\nname\n")` finds one.
+        let table = format!("\n{}\n", facts.private_names.join("\n"));
+        w.str(&release, rg::PRIVATE_NAMES, &table);
+    }
     w.add(&package_node, rdf::TYPE, rg::PACKAGE);
     w.str(&package_node, rg::ECOSYSTEM, &package.ecosystem);
     w.str(&package_node, rg::PACKAGE_NAME, &package.name);
@@ -438,6 +443,9 @@ fn lower_openapi(w: &mut Writer, package: &PackageId, release: &NamedNode, facts
         }
         for s in &op.security {
             w.str(&iri, rg::SECURITY, s);
+        }
+        for s in &op.security_keys {
+            w.str(&iri, rg::SECURITY_KEY, s);
         }
         for s in &op.servers {
             w.str(&iri, rg::SERVER, s);

@@ -112,6 +112,9 @@ pub struct ReleaseFacts {
     pub schemas: std::collections::BTreeMap<String, SchemaFacts>,
     /// Documentation pages shipped with the release (README, docs folder).
     pub pages: Vec<DocPageFacts>,
+    /// Definitions that are not public API (`pkg.core._helper`, `pkg.Client._retry`, a
+    /// function left out of `__all__`): what tells "made private" apart from "deleted".
+    pub private_names: Vec<String>,
 }
 
 /// A documentation page, converted to Markdown and cut into sections.
@@ -163,6 +166,9 @@ pub struct HttpOperation {
     /// Security requirements: one entry per alternative, `scheme[scope,...]` joined by ` + `;
     /// an empty string is the explicit "no authentication" alternative.
     pub security: Vec<String>,
+    /// The same alternatives as credentials (`apiKey in header X-Api-Key [scope]`), for
+    /// comparing releases whatever the schemes are called.
+    pub security_keys: Vec<String>,
     pub servers: Vec<String>,
     /// Extra facts of the parameters (`Symbol.params` holds name, kind, required, type).
     pub param_details: Vec<HttpParamDetail>,

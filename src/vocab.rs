@@ -99,6 +99,8 @@ pub mod rg {
         OPERATION_ID = "operationId",
         TAG = "tag",
         SECURITY = "security",
+        SECURITY_KEY = "securityKey",
+        PRIVATE_NAMES = "privateNames",
         SERVER = "server",
         SUNSET = "sunset",
         SERVICE_TITLE = "serviceTitle",

@@ -163,6 +163,7 @@ mod registered {
     use super::*;
     rules! {
         symbol_removed,
+        made_private,
         symbol_added,
         symbol_moved,
         alias_removed,

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use openapiv3::{Info, Operation, PathItem, SecurityRequirement, Server};
+use openapiv3::{Info, Operation, PathItem, SecurityRequirement, SecurityScheme, Server};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -144,6 +144,7 @@ pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
         docs: &docs,
         root: &root,
         facts: &mut facts,
+        credentials: HashMap::new(),
     }
     .run(&version);
     for (pointer, reason) in refs::broken_refs(&docs, &root) {
@@ -157,10 +158,53 @@ pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
     facts
 }
 
+/// What a client must send for a security scheme, independent of the scheme's name:
+/// `apiKey in header X-Api-Key`, `http bearer`, `oauth2 clientCredentials <token URL>`,
+/// `openIdConnect <URL>`.
+fn credential(scheme: &SecurityScheme) -> String {
+    match scheme {
+        SecurityScheme::APIKey { location, name, .. } => {
+            let at = match location {
+                openapiv3::APIKeyLocation::Query => "query",
+                openapiv3::APIKeyLocation::Header => "header",
+                openapiv3::APIKeyLocation::Cookie => "cookie",
+            };
+            format!("apiKey in {at} {name}")
+        }
+        SecurityScheme::HTTP { scheme, .. } => format!("http {}", scheme.to_ascii_lowercase()),
+        SecurityScheme::OAuth2 { flows, .. } => {
+            let mut parts = vec!["oauth2".to_string()];
+            if let Some(f) = &flows.implicit {
+                parts.push(format!("implicit {}", f.authorization_url));
+            }
+            if let Some(f) = &flows.password {
+                parts.push(format!("password {}", f.token_url));
+            }
+            if let Some(f) = &flows.client_credentials {
+                parts.push(format!("clientCredentials {}", f.token_url));
+            }
+            if let Some(f) = &flows.authorization_code {
+                parts.push(format!(
+                    "authorizationCode {} {}",
+                    f.authorization_url, f.token_url
+                ));
+            }
+            parts.join(" ")
+        }
+        SecurityScheme::OpenIDConnect {
+            open_id_connect_url,
+            ..
+        } => format!("openIdConnect {open_id_connect_url}"),
+    }
+}
+
 struct Extractor<'a> {
     docs: &'a Docs,
     root: &'a str,
     facts: &'a mut ReleaseFacts,
+    /// Security scheme name -> what a client sends (`apiKey in header project_id`): a scheme
+    /// renamed with the same credential is the same requirement.
+    credentials: HashMap<String, String>,
 }
 
 impl Extractor<'_> {
@@ -196,6 +240,24 @@ impl Extractor<'_> {
             .get("security")
             .and_then(|s| self.typed(s, "#/security"))
             .unwrap_or_default();
+        if let Some(schemes) = doc
+            .pointer("/components/securitySchemes")
+            .and_then(Value::as_object)
+        {
+            for (name, value) in schemes {
+                let pointer = format!("#/components/securitySchemes/{}", escape_token(name));
+                let value = match docs.follow(self.root, value) {
+                    Ok((_, v)) => v,
+                    Err(e) => {
+                        self.warn(&pointer, e);
+                        continue;
+                    }
+                };
+                if let Some(scheme) = self.typed::<SecurityScheme>(value, &pointer) {
+                    self.credentials.insert(name.clone(), credential(&scheme));
+                }
+            }
+        }
         self.facts.service = Some(Service {
             title: info.title.clone(),
             api_version: info.version.clone(),

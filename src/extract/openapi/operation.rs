@@ -82,6 +82,37 @@ fn security_text(reqs: &[SecurityRequirement]) -> Vec<String> {
         .collect()
 }
 
+/// The requirements as credentials (`apiKey in header project_id`, scopes in brackets, parts
+/// sorted and joined by ` + `): a scheme renamed with the same credential gives the same key.
+/// A scheme the document does not define keeps its name.
+fn security_keys(
+    reqs: &[SecurityRequirement],
+    credentials: &std::collections::HashMap<String, String>,
+) -> Vec<String> {
+    reqs.iter()
+        .map(|r| {
+            let mut parts: Vec<String> = r
+                .iter()
+                .map(|(name, scopes)| {
+                    let what = credentials
+                        .get(name)
+                        .cloned()
+                        .unwrap_or_else(|| name.clone());
+                    if scopes.is_empty() {
+                        what
+                    } else {
+                        let mut scopes = scopes.clone();
+                        scopes.sort();
+                        format!("{what} [{}]", scopes.join(","))
+                    }
+                })
+                .collect();
+            parts.sort();
+            parts.join(" + ")
+        })
+        .collect()
+}
+
 fn param_kind(p: &Parameter) -> ParamKind {
     match p {
         Parameter::Query { .. } => ParamKind::Query,
@@ -247,7 +278,9 @@ impl Extractor<'_> {
                 Err(e) => self.warn(&format!("{pointer}/responses/{status}"), e),
             }
         }
-        let security = security_text(op.security.as_deref().unwrap_or(global_security));
+        let requirements = op.security.as_deref().unwrap_or(global_security);
+        let security = security_text(requirements);
+        let security_keys = security_keys(requirements, &self.credentials);
         let name = op.operation_id.clone().unwrap_or_else(|| endpoint.clone());
         let signature = render(method, path, &params);
         let http = HttpOperation {
@@ -257,6 +290,7 @@ impl Extractor<'_> {
             summary: op.summary.clone(),
             tags: op.tags.clone(),
             security,
+            security_keys,
             servers: op.servers.iter().map(|s| s.url.clone()).collect(),
             param_details: details,
             request_body,

@@ -320,6 +320,19 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
+        // 4. Top-level definitions that are not public, by defining path (class members are
+        // added by class_symbols): "made private" is told apart from "deleted".
+        for (i, m) in self.modules.iter().enumerate() {
+            for d in &m.defs {
+                if !canon.contains_key(&(i, d.name.clone())) {
+                    facts
+                        .private_names
+                        .push(self.def_path(i, std::slice::from_ref(&d.name)));
+                }
+            }
+        }
+        facts.private_names.sort();
+        facts.private_names.dedup();
         for s in &mut facts.symbols {
             s.aliases.sort();
             s.aliases.dedup();
@@ -459,6 +472,13 @@ impl<'a> Resolver<'a> {
                         .map(|m| (alias.clone(), m))
                 }));
             for (mname, m) in members {
+                // A private method the class defines itself (dunders are protocol, not private).
+                if !is_public_name(&mname)
+                    && owner == &this
+                    && !(mname.starts_with("__") && mname.ends_with("__"))
+                {
+                    facts.private_names.push(format!("{q}.{mname}"));
+                }
                 if !is_public_name(&mname) || !seen.insert(mname.clone()) {
                     continue;
                 }
