@@ -238,8 +238,8 @@ pub fn diff_vs_peers(bin: &Path) {
         let us = ours(
             bin,
             &format!("pkg:pypi/{package}"),
-            (old, &a.join(package)),
-            (new, &b.join(package)),
+            (old, &a),
+            (new, &b),
         );
         let theirs = peer(
             || {
