@@ -383,6 +383,15 @@ struct NameTable {
     by_last: Vec<(String, Vec<usize>)>,
 }
 
+/// Symbols a name denotes in one release: (symbol IRI, canonical name, "canonical"/"alias").
+type Lookup = Vec<(String, String, String)>;
+
+/// Name lookups kept per engine (a few MB at most).
+const LOOKUP_CACHE: usize = 20_000;
+
+/// (store generation, (release, name) -> hits).
+type LookupCache = (u64, lru::LruCache<(String, String), Arc<Lookup>>);
+
 /// Answers questions about the releases in a store.
 pub struct Engine {
     store: Store,
@@ -392,6 +401,9 @@ pub struct Engine {
     /// The indexed releases, valid for one store generation. Only this process writes to its
     /// store (RocksDB admits one writer), so the generation sees every change.
     releases: Mutex<Option<(u64, Arc<Vec<ReleaseInfo>>)>>,
+    /// Recent name lookups (release, name) -> hits, valid for one store generation: a
+    /// migration report resolves hundreds of names under the same parents.
+    lookups: Mutex<LookupCache>,
     /// The text index for concept search, when this process opened one.
     index: Option<Arc<crate::index::TextIndex>>,
     synonyms: crate::index::synonyms::Synonyms,
@@ -485,6 +497,10 @@ impl Engine {
             limits: QueryLimits::default(),
             names: Mutex::new((0, HashMap::new())),
             releases: Mutex::new(None),
+            lookups: Mutex::new((
+                0,
+                lru::LruCache::new(std::num::NonZeroUsize::new(LOOKUP_CACHE).expect("non-zero")),
+            )),
             index: None,
             synonyms: Default::default(),
         }
@@ -824,6 +840,37 @@ impl Engine {
     }
 
     fn lookup_depth(
+        &self,
+        release: &str,
+        name: &str,
+        depth: usize,
+    ) -> Result<Vec<(String, String, String)>, AnswerError> {
+        let generation = self.store.generation();
+        let key = (release.to_string(), name.to_string());
+        {
+            let mut cache = self.lookups.lock().expect("lookup cache lock");
+            if cache.0 != generation {
+                cache.1.clear();
+                cache.0 = generation;
+            }
+            if let Some(hits) = cache.1.get(&key) {
+                return Ok(hits.as_ref().clone());
+            }
+        }
+        let hits = self.lookup_uncached(release, name, depth)?;
+        // Deeper than 8 parents the walk stops early; a result that may have stopped is not
+        // the answer a lookup from the top would give, so it is not kept.
+        if depth + name.split(['.', ':']).count() <= 9 {
+            self.lookups
+                .lock()
+                .expect("lookup cache lock")
+                .1
+                .put(key, Arc::new(hits.clone()));
+        }
+        Ok(hits)
+    }
+
+    fn lookup_uncached(
         &self,
         release: &str,
         name: &str,
