@@ -69,26 +69,7 @@ fn run(cmd: &mut Command) {
 }
 
 fn site(version: &str) -> PathBuf {
-    let dir = cache()
-        .join("bench-site")
-        .join(format!("{PACKAGE}-{version}"));
-    if !dir.join(".complete").exists() {
-        let _ = std::fs::remove_dir_all(&dir);
-        run(Command::new("python3")
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--no-deps",
-                "--disable-pip-version-check",
-                "--target",
-            ])
-            .arg(&dir)
-            .arg(format!("{PACKAGE}=={version}")));
-        std::fs::write(dir.join(".complete"), "").unwrap();
-    }
-    dir
+    diff::pypi_site(PACKAGE, version)
 }
 
 /// The virtualenv `name` in the cache with `packages` installed (once: `marker` records it).
@@ -308,8 +289,17 @@ fn npm_release(name: &str, version: &str) -> PathBuf {
 
 /// `npm install typescript` once (the same tools the oracle test uses).
 fn typescript_tools() -> PathBuf {
-    let tools = cache().join("node_tools");
-    if !tools.join("node_modules/typescript/package.json").exists() {
+    npm_tools(
+        "node_tools",
+        "typescript@5.4.5",
+        "node_modules/typescript/package.json",
+    )
+}
+
+/// `npm install SPEC` into the cache folder `dir` once (`marker`, relative to it, says so).
+fn npm_tools(dir: &str, spec: &str, marker: &str) -> PathBuf {
+    let tools = cache().join(dir);
+    if !tools.join(marker).exists() {
         std::fs::create_dir_all(&tools).unwrap();
         std::fs::write(tools.join("package.json"), "{\"private\": true}\n").unwrap();
         run(Command::new("npm").current_dir(&tools).args([
@@ -317,7 +307,7 @@ fn typescript_tools() -> PathBuf {
             "--silent",
             "--no-audit",
             "--no-fund",
-            "typescript@5.4.5",
+            spec,
         ]));
     }
     tools

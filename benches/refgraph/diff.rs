@@ -49,7 +49,7 @@ const SPEC_PAIRS: &[(&str, &str, &str, &str, &str)] = &[
 ];
 
 /// `pip install --target` of a release, once.
-fn pypi_site(package: &str, version: &str) -> PathBuf {
+pub fn pypi_site(package: &str, version: &str) -> PathBuf {
     let dir = cache()
         .join("bench-site")
         .join(format!("{package}-{version}"));
@@ -67,20 +67,12 @@ fn pypi_site(package: &str, version: &str) -> PathBuf {
 
 /// `npm install openapi-diff` once.
 fn openapi_diff() -> PathBuf {
-    let tools = cache().join("bench-openapi-diff");
-    let bin = tools.join("node_modules/.bin/openapi-diff");
-    if !bin.exists() {
-        std::fs::create_dir_all(&tools).unwrap();
-        std::fs::write(tools.join("package.json"), "{\"private\": true}\n").unwrap();
-        run(Command::new("npm").current_dir(&tools).args([
-            "install",
-            "--silent",
-            "--no-audit",
-            "--no-fund",
-            OPENAPI_DIFF,
-        ]));
-    }
-    bin
+    super::npm_tools(
+        "bench-openapi-diff",
+        OPENAPI_DIFF,
+        "node_modules/.bin/openapi-diff",
+    )
+    .join("node_modules/.bin/openapi-diff")
 }
 
 /// openapi-diff reads JSON only: a YAML spec is converted once, outside the timing.
@@ -235,12 +227,7 @@ pub fn diff_vs_peers(bin: &Path) {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/refgraph/griffe_check.py");
     for (package, old, new) in PYPI_PAIRS {
         let (a, b) = (pypi_site(package, old), pypi_site(package, new));
-        let us = ours(
-            bin,
-            &format!("pkg:pypi/{package}"),
-            (old, &a),
-            (new, &b),
-        );
+        let us = ours(bin, &format!("pkg:pypi/{package}"), (old, &a), (new, &b));
         let theirs = peer(
             || {
                 let mut c = Command::new(&python);

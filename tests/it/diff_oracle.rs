@@ -165,6 +165,27 @@ fn report_checked(
     report
 }
 
+/// What a report says was removed (removals and probable renames) and which symbols it says
+/// changed their parameter lists (the findings of `parameter_rules`).
+fn reported<'r>(
+    report: &'r refgraph::diff::DiffReport,
+    parameter_rules: &[&str],
+) -> (Vec<&'r str>, BTreeSet<&'r str>) {
+    let removed = report
+        .changes
+        .iter()
+        .filter(|c| c.kind == "removed" || c.kind == "renamed")
+        .map(|c| c.qualified_name.as_str())
+        .collect();
+    let changed = report
+        .changes
+        .iter()
+        .filter(|c| parameter_rules.contains(&c.rule.as_str()))
+        .map(|c| c.qualified_name.as_str())
+        .collect();
+    (removed, changed)
+}
+
 fn is_under(name: &str, container: &str) -> bool {
     name.len() > container.len()
         && name.starts_with(container)
@@ -232,18 +253,7 @@ fn migration_reports_agree_with_inspect_on_real_pypi_pairs() {
         }
 
         // The report's answer. A removed container covers its members.
-        let reported_removed: Vec<&str> = report
-            .changes
-            .iter()
-            .filter(|c| c.kind == "removed" || c.kind == "renamed")
-            .map(|c| c.qualified_name.as_str())
-            .collect();
-        let reported_changed: HashSet<&str> = report
-            .changes
-            .iter()
-            .filter(|c| PARAMETER_RULES.contains(&c.rule.as_str()))
-            .map(|c| c.qualified_name.as_str())
-            .collect();
+        let (reported_removed, reported_changed) = reported(&report, PARAMETER_RULES);
         let covered = |name: &str| {
             report_names(&a, name)
                 .iter()

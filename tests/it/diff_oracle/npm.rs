@@ -12,7 +12,7 @@ use refgraph::model::PackageId;
 use refgraph::store::Store;
 use serde_json::Value;
 
-use super::{is_under, ratio, report_checked};
+use super::{is_under, ratio, report_checked, reported};
 use crate::npm_oracle::{node_tools, ts_oracle, unpack};
 use crate::support::cache_dir;
 
@@ -121,18 +121,7 @@ fn judge(
         }
     }
 
-    let reported_removed: Vec<&str> = report
-        .changes
-        .iter()
-        .filter(|c| c.kind == "removed" || c.kind == "renamed")
-        .map(|c| c.qualified_name.as_str())
-        .collect();
-    let reported_changed: BTreeSet<&str> = report
-        .changes
-        .iter()
-        .filter(|c| PARAMETER_RULES.contains(&c.rule.as_str()))
-        .map(|c| c.qualified_name.as_str())
-        .collect();
+    let (reported_removed, reported_changed) = reported(&report, PARAMETER_RULES);
     // A method that became a property (`Reaction.isScheduled` of mobx 6, a getter now) is gone
     // from the checker's list of callables; the report says kind_changed.
     let kind_changed: Vec<&str> = report
