@@ -390,7 +390,7 @@ type Lookup = Vec<(String, String, String)>;
 const LOOKUP_CACHE: usize = 20_000;
 
 /// (store generation, (release, name) -> hits).
-type LookupCache = (u64, lru::LruCache<(String, String), Arc<Lookup>>);
+type LookupCache = (u64, lru::LruCache<(String, String), Lookup>);
 
 /// Answers questions about the releases in a store.
 pub struct Engine {
@@ -854,7 +854,7 @@ impl Engine {
                 cache.0 = generation;
             }
             if let Some(hits) = cache.1.get(&key) {
-                return Ok(hits.as_ref().clone());
+                return Ok(hits.clone());
             }
         }
         let hits = self.lookup_uncached(release, name, depth)?;
@@ -865,7 +865,7 @@ impl Engine {
                 .lock()
                 .expect("lookup cache lock")
                 .1
-                .put(key, Arc::new(hits.clone()));
+                .put(key, hits.clone());
         }
         Ok(hits)
     }

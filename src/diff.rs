@@ -379,7 +379,7 @@ fn run_rule(
 impl Engine {
     /// Runs every rule that applies to the package's ecosystem over the two releases.
     /// The signature rules only when `signature_rules`: the report runs them over the symbols
-    /// whose signatures changed (`moved_findings`).
+    /// whose signatures changed (`signature_findings`).
     fn findings(
         &self,
         ecosystem: &str,
@@ -417,7 +417,7 @@ impl Engine {
     /// the current symbol's facts under the baseline IRI and name, so the rules (which match a
     /// symbol by IRI) compare the two unchanged, and touch a few hundred symbols instead of
     /// every one of both releases.
-    fn moved_findings(
+    fn signature_findings(
         &self,
         ecosystem: &str,
         baseline: &str,
@@ -430,26 +430,23 @@ impl Engine {
         let qname = crate::vocab::rg::QUALIFIED_NAME.as_str();
         let parameter = crate::vocab::rg::PARAMETER_PROP.as_str();
         let (mut old_quads, mut new_quads) = (Vec::new(), Vec::new());
-        for (s, t) in pairs {
-            let subject = NamedNode::new_unchecked(s.as_str());
-            for (graph, source, out) in
-                [(baseline, s, &mut old_quads), (current, t, &mut new_quads)]
-            {
+        // A symbol's facts (its name left out when `rename`) and its parameters' facts, under
+        // `subject` in `graph`; returns the name it had.
+        let copy =
+            |graph: &str, source: &str, subject: &NamedNode, rename: bool, out: &mut Vec<Quad>| {
                 let g = NamedNode::new_unchecked(graph);
+                let mut name = None;
                 for (p, o) in self.store().describe(graph, source)? {
-                    if source != s && p == qname {
-                        continue;
+                    if p == qname {
+                        name = Some(o.clone());
+                        if rename {
+                            continue;
+                        }
                     }
-                    if p == parameter
-                        && let Term::NamedNode(node) = &o
-                    {
+                    if let (true, Term::NamedNode(node)) = (p == parameter, &o) {
                         for (pp, po) in self.store().describe(graph, node.as_str())? {
-                            out.push(Quad::new(
-                                node.clone(),
-                                NamedNode::new_unchecked(pp),
-                                po,
-                                g.clone(),
-                            ));
+                            let pp = NamedNode::new_unchecked(pp);
+                            out.push(Quad::new(node.clone(), pp, po, g.clone()));
                         }
                     }
                     out.push(Quad::new(
@@ -459,22 +456,22 @@ impl Engine {
                         g.clone(),
                     ));
                 }
-                if source != s {
-                    // The current symbol answers to the baseline's name.
-                    let name = self
-                        .store()
-                        .describe(baseline, s)?
-                        .into_iter()
-                        .find(|(p, _)| p == qname);
-                    if let Some((p, o)) = name {
-                        out.push(Quad::new(
-                            subject.clone(),
-                            NamedNode::new_unchecked(p),
-                            o,
-                            g.clone(),
-                        ));
-                    }
-                }
+                Ok::<_, AnswerError>(name)
+            };
+        let name_of = NamedNode::new_unchecked(qname);
+        let current_graph = NamedNode::new_unchecked(current);
+        for (s, t) in pairs {
+            let subject = NamedNode::new_unchecked(s.as_str());
+            let name = copy(baseline, s, &subject, false, &mut old_quads)?;
+            copy(current, t, &subject, s != t, &mut new_quads)?;
+            // A moved symbol answers to the baseline's name.
+            if let (true, Some(name)) = (s != t, name) {
+                new_quads.push(Quad::new(
+                    subject,
+                    name_of.clone(),
+                    name,
+                    current_graph.clone(),
+                ));
             }
         }
         let scratch = Store::in_memory();
@@ -531,7 +528,7 @@ impl Engine {
                     // A baseline symbol still in the current release is compared with itself.
                     if let (Some(s), Some(t)) = (old, new)
                         && s.0 != t.0
-                        && self.store().describe(b, &s.0)?.is_empty()
+                        && !self.store().has_subject(b, &s.0)?
                     {
                         pairs.insert((s.0.clone(), t.0.clone()));
                     }
@@ -546,7 +543,7 @@ impl Engine {
         if !options.exhaustive {
             pairs.extend(self.signature_changes(a, b)?);
         }
-        findings.extend(self.moved_findings(ecosystem, a, b, &pairs)?);
+        findings.extend(self.signature_findings(ecosystem, a, b, &pairs)?);
 
         // A finding another rule explains (same symbol, same parameter) is dropped.
         let mut superseded: HashSet<(String, String, String)> = HashSet::new();

@@ -150,6 +150,18 @@ impl Store {
             .collect()
     }
 
+    /// Whether `subject` has any fact in the named graph `graph` (one index seek).
+    pub fn has_subject(&self, graph: &str, subject: &str) -> Result<bool, StoreError> {
+        let g = NamedNode::new_unchecked(graph);
+        let s = NamedNode::new_unchecked(subject);
+        Ok(self
+            .inner
+            .quads_for_pattern(Some(s.as_ref().into()), None, None, Some(g.as_ref().into()))
+            .next()
+            .transpose()?
+            .is_some())
+    }
+
     /// The subjects that have `predicate` with the plain string `value` in `graph`, each with
     /// its `then` values (one index range scan per subject, no query to parse).
     pub fn subjects_with(

@@ -64,53 +64,53 @@ fn deprecation(deprecated: bool, ext: &IndexMap<String, Value>) -> Option<Deprec
     })
 }
 
-fn security_text(reqs: &[SecurityRequirement]) -> Vec<String> {
+/// One line per alternative requirement, each scheme written by `part(name, scopes)` and
+/// joined by ` + ` (sorted when `sorted`, for comparing; else as the document orders them).
+fn requirement_lines(
+    reqs: &[SecurityRequirement],
+    sorted: bool,
+    part: impl Fn(&str, &[String]) -> String,
+) -> Vec<String> {
     reqs.iter()
         .map(|r| {
-            let parts: Vec<String> = r
-                .iter()
-                .map(|(name, scopes)| {
-                    if scopes.is_empty() {
-                        name.clone()
-                    } else {
-                        format!("{name}[{}]", scopes.join(","))
-                    }
-                })
-                .collect();
+            let mut parts: Vec<String> =
+                r.iter().map(|(name, scopes)| part(name, scopes)).collect();
+            if sorted {
+                parts.sort();
+            }
             parts.join(" + ")
         })
         .collect()
 }
 
-/// The requirements as credentials (`apiKey in header project_id`, scopes in brackets, parts
-/// sorted and joined by ` + `): a scheme renamed with the same credential gives the same key.
-/// A scheme the document does not define keeps its name.
+/// As the document names them: `scheme[scope,...]`.
+fn security_text(reqs: &[SecurityRequirement]) -> Vec<String> {
+    requirement_lines(reqs, false, |name, scopes| {
+        if scopes.is_empty() {
+            name.to_string()
+        } else {
+            format!("{name}[{}]", scopes.join(","))
+        }
+    })
+}
+
+/// The requirements as credentials (`apiKey in header project_id`, sorted scopes in brackets,
+/// parts sorted): a scheme renamed with the same credential gives the same key. A scheme the
+/// document does not define keeps its name.
 fn security_keys(
     reqs: &[SecurityRequirement],
     credentials: &std::collections::HashMap<String, String>,
 ) -> Vec<String> {
-    reqs.iter()
-        .map(|r| {
-            let mut parts: Vec<String> = r
-                .iter()
-                .map(|(name, scopes)| {
-                    let what = credentials
-                        .get(name)
-                        .cloned()
-                        .unwrap_or_else(|| name.clone());
-                    if scopes.is_empty() {
-                        what
-                    } else {
-                        let mut scopes = scopes.clone();
-                        scopes.sort();
-                        format!("{what} [{}]", scopes.join(","))
-                    }
-                })
-                .collect();
-            parts.sort();
-            parts.join(" + ")
-        })
-        .collect()
+    requirement_lines(reqs, true, |name, scopes| {
+        let what = credentials.get(name).map_or(name, String::as_str);
+        if scopes.is_empty() {
+            what.to_string()
+        } else {
+            let mut scopes = scopes.to_vec();
+            scopes.sort();
+            format!("{what} [{}]", scopes.join(","))
+        }
+    })
 }
 
 fn param_kind(p: &Parameter) -> ParamKind {
