@@ -426,6 +426,74 @@ fn select_package_files(files: Vec<SourceFile>) -> Vec<SourceFile> {
         .collect()
 }
 
+/// A registry release named on a command line or in a request: `pkg:pypi/NAME@VERSION`,
+/// `pkg:npm/NAME@VERSION`, or a bare `NAME@VERSION` (PyPI).
+pub fn registry_release(text: &str) -> Result<(PackageId, String), String> {
+    let (mut id, version) = PackageId::parse(text)?;
+    if id.ecosystem.is_empty() {
+        id = PackageId::new("pypi", &id.name);
+    }
+    let Some(version) = version else {
+        return Err(format!(
+            "'{text}' has no version: write pkg:pypi/NAME@VERSION or pkg:npm/NAME@VERSION"
+        ));
+    };
+    Language::for_package(&id)?;
+    Ok((id, version))
+}
+
+/// Why a registry release could not be added.
+#[derive(Debug, thiserror::Error)]
+pub enum AddError {
+    #[error("{0}")]
+    BadRelease(String),
+    #[error(transparent)]
+    Fetch(#[from] crate::fetch::FetchError),
+    #[error(transparent)]
+    Ingest(#[from] IngestError),
+}
+
+/// Fetches `release` (see [`registry_release`]) from PyPI or npm into `cache` (one folder per
+/// ecosystem, digests verified) and ingests it into `store`: what `refgraph add` and
+/// `POST /api/releases` do.
+pub fn fetch_and_ingest(
+    store: &Store,
+    release: &str,
+    cache: &Path,
+    progress: &dyn Fn(u64, u64),
+) -> Result<IngestReport, AddError> {
+    let (id, version) = registry_release(release).map_err(AddError::BadRelease)?;
+    let cache = cache.join(&id.ecosystem);
+    let (language, fetched) = match Language::for_package(&id).map_err(AddError::BadRelease)? {
+        Language::JavaScript => (
+            Language::JavaScript,
+            crate::fetch::fetch_npm(&id, &version, &cache, progress)?,
+        ),
+        Language::Python => (
+            Language::Python,
+            crate::fetch::fetch_pypi(&id, &version, &cache, progress)?,
+        ),
+        Language::OpenApi => {
+            return Err(AddError::BadRelease(format!(
+                "{}: pkg:generic packages have no registry to fetch from; ingest the spec \
+                 file: refgraph ingest SPEC --package {} --version {version}",
+                id.release_purl(&version),
+                id.purl()
+            )));
+        }
+    };
+    let (files, diags) = read_release(&fetched.path, language, &Limits::default())?;
+    Ok(ingest_files(
+        store,
+        &id,
+        &version,
+        &files,
+        diags,
+        &fetched.url,
+        Some(fetched.sha256),
+    )?)
+}
+
 /// Extracts, lowers and stores one release, replacing any earlier copy atomically.
 pub fn ingest_files(
     store: &Store,

@@ -23,6 +23,8 @@ pub enum StoreError {
     Query(#[from] QueryEvaluationError),
     #[error("the store was opened read-only; this command needs to write")]
     ReadOnly,
+    #[error("update failed: {0}")]
+    Update(String),
 }
 
 /// The embedded store, on disk (RocksDB) or in memory.
@@ -226,11 +228,45 @@ impl Store {
         if prepared.dataset().is_default_dataset() {
             prepared.dataset_mut().set_default_graph_as_union();
         }
-        let timer = token.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(timeout);
-            timer.cancel();
-        });
+        cancel_after(token, timeout);
         Ok(prepared.on_store(&self.inner).execute()?)
+    }
+
+    /// Runs a SPARQL Update (the HTTP endpoint's, behind its token) in one transaction.
+    pub fn update(
+        &self,
+        update: oxigraph::sparql::PreparedSparqlUpdate,
+        token: CancellationToken,
+        timeout: Duration,
+    ) -> Result<(), StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly);
+        }
+        cancel_after(token, timeout);
+        update
+            .on_store(&self.inner)
+            .execute()
+            .map_err(|e| StoreError::Update(e.to_string()))?;
+        self.bump();
+        Ok(())
+    }
+}
+
+/// Cancels `token` after `timeout`: a timer of the tokio runtime when there is one (the
+/// servers: no thread per query), else a sleeping thread (the command line).
+fn cancel_after(token: CancellationToken, timeout: Duration) {
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => {
+            runtime.spawn(async move {
+                tokio::time::sleep(timeout).await;
+                token.cancel();
+            });
+        }
+        Err(_) => {
+            std::thread::spawn(move || {
+                std::thread::sleep(timeout);
+                token.cancel();
+            });
+        }
     }
 }
