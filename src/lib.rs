@@ -3,13 +3,14 @@
 //! Extractors turn a release's sources into plain facts ([`model`]); [`lower`] turns facts into
 //! RDF quads in the release's own named graph of the Oxigraph [`store`]; [`answer`] answers
 //! questions with the SPARQL catalog in [`queries`], and concept questions with the text
-//! [`index`] derived from the store; [`mcp`] serves those answers to assistants, and the
-//! `refgraph` binary to people.
+//! [`index`] derived from the store; [`mcp`] serves those answers to assistants, [`http`] to
+//! browsers, SPARQL clients and MCP clients over HTTP, and the `refgraph` binary to people.
 
 pub mod answer;
 pub mod diff;
 pub mod extract;
 pub mod fetch;
+pub mod http;
 pub mod index;
 pub mod ingest;
 pub mod lower;

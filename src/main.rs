@@ -143,15 +143,41 @@ enum Command {
         #[arg(long)]
         no_index: bool,
     },
-    /// Serve the MCP tools over stdio (stdout is the protocol; logs go to stderr)
+    /// Serve the MCP tools over stdio, or over HTTP with a SPARQL endpoint and console (--http)
     #[command(
-        after_help = "At start the server brings the text index in line with the store in the background (releases ingested with --no-index, or indexed before a model was installed); search_docs answers from what is indexed meanwhile."
+        long_about = "Serve the MCP tools.\n\nWithout --http: MCP over stdio (stdout is the protocol; logs go to stderr), for an assistant that starts refgraph itself.\n\nWith --http ADDR, one process serves:\n  /mcp        the same MCP tools over streamable HTTP\n  /sparql     the SPARQL 1.1 Protocol (GET and POST; results as JSON, XML, CSV or TSV, graphs as Turtle, N-Triples or JSON-LD, by Accept header or ?format=)\n  /           the SPARQL console: editor with completion, result table, downloads, example gallery\n  /entity     a page per symbol (?iri=pkg:pypi/click#click.echo): HTML, or Turtle/JSON-LD by Accept\n  /api/releases  the indexed releases (GET); ingest from PyPI/npm (POST, token required)\n\nRead-only unless a token is configured (--token-file or REFGRAPH_TOKEN); SPARQL Update and ingest then need `Authorization: Bearer TOKEN`.",
+        after_help = "Examples:\n  refgraph serve                                   # MCP over stdio\n  refgraph serve --http 127.0.0.1:7878             # console at http://127.0.0.1:7878/\n  REFGRAPH_TOKEN=s3cret refgraph serve --http 127.0.0.1:7878 --cors-origin https://docs.example.com\n\nAt start the server brings the text index in line with the store in the background (releases ingested with --no-index, or indexed before a model was installed); search_docs answers from what is indexed meanwhile."
     )]
     Serve {
         /// Append every tool call (tool, arguments, version, result count, latency) to FILE as
         /// JSON lines [default file: DATA/query-log.jsonl]; `refgraph misses` reads it
         #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
         query_log: Option<PathBuf>,
+        /// Serve HTTP on ADDR (e.g. 127.0.0.1:7878; port 0 picks a free one) instead of stdio.
+        /// Keep it on loopback unless you put it behind a proxy
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// File holding the token that unlocks writes (SPARQL Update, ingest over HTTP);
+        /// without it (and without REFGRAPH_TOKEN) the server is read-only
+        #[arg(long, value_name = "FILE", requires = "http")]
+        token_file: Option<PathBuf>,
+        /// Let browser pages from ORIGIN call the server (repeatable; `*` for any). Default: no
+        /// CORS, so only the console served here can use it from a browser
+        #[arg(long, value_name = "ORIGIN", requires = "http")]
+        cors_origin: Vec<String>,
+        /// Also accept requests whose Host header is HOST (repeatable), e.g. the name a proxy
+        /// forwards; loopback names and the bound address are always accepted
+        #[arg(long, value_name = "HOST", requires = "http")]
+        allow_host: Vec<String>,
+        /// Cut SPARQL queries (console, /sparql, sparql_query tool) after SECONDS
+        #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+        query_timeout: f64,
+        /// Return at most N rows per SPARQL query (the rest is cut and said so)
+        #[arg(long, value_name = "N", default_value_t = 10_000)]
+        max_rows: usize,
+        /// Refuse request bodies larger than BYTES
+        #[arg(long, value_name = "BYTES", default_value_t = 1 << 20, requires = "http")]
+        max_body: usize,
     },
     /// Searches in the query log that found nothing or nothing relevant, most asked first
     Misses {
@@ -450,7 +476,16 @@ fn run(cli: Cli) -> Result<u8> {
             }
             Ok(exit::OK)
         }
-        Command::Serve { query_log } => {
+        Command::Serve {
+            query_log,
+            http,
+            token_file,
+            cors_origin,
+            allow_host,
+            query_timeout,
+            max_rows,
+            max_body,
+        } => {
             let log = match query_log {
                 None => None,
                 Some(p) => {
@@ -465,8 +500,27 @@ fn run(cli: Cli) -> Result<u8> {
                     ))
                 }
             };
+            if !(query_timeout.is_finite() && *query_timeout > 0.0) {
+                bail!("--query-timeout must be a positive number of seconds");
+            }
+            let token = match token_file {
+                Some(f) => Some(
+                    std::fs::read_to_string(f)
+                        .with_context(|| format!("reading the token file {}", f.display()))?
+                        .trim()
+                        .to_string(),
+                ),
+                None => std::env::var("REFGRAPH_TOKEN")
+                    .ok()
+                    .map(|t| t.trim().to_string()),
+            }
+            .filter(|t| !t.is_empty());
             let store = Store::open(&store_path(&data))?;
             let mut engine = Engine::new(store);
+            engine.limits = refgraph::answer::QueryLimits {
+                timeout: std::time::Duration::from_secs_f64(*query_timeout),
+                max_rows: *max_rows,
+            };
             match open_index(&cli, &data) {
                 Ok(index) => engine = engine.with_index(index, Some(synonyms_dir(&data))),
                 Err(e) => tracing::warn!("serving without concept search: {e:#}"),
@@ -486,7 +540,30 @@ fn run(cli: Cli) -> Result<u8> {
                 .worker_threads(2)
                 .enable_all()
                 .build()?;
-            rt.block_on(refgraph::mcp::serve_stdio(engine, log))?;
+            match http {
+                None => rt.block_on(refgraph::mcp::serve_stdio(engine, log))?,
+                Some(addr) => {
+                    let opts = refgraph::http::HttpOptions {
+                        addr: *addr,
+                        token,
+                        cors_origins: cors_origin.clone(),
+                        allowed_hosts: allow_host.clone(),
+                        max_body_bytes: *max_body,
+                        cache_dir: data.join("cache"),
+                    };
+                    let writes = if opts.token.is_some() {
+                        "writes need the token"
+                    } else {
+                        "read-only"
+                    };
+                    rt.block_on(refgraph::http::serve(engine, opts, log, |bound| {
+                        // Tests and scripts read this line to learn the port.
+                        eprintln!(
+                            "refgraph listening on http://{bound}/ (console /, SPARQL /sparql, MCP /mcp; {writes})"
+                        );
+                    }))?;
+                }
+            }
             Ok(exit::OK)
         }
         Command::Api {
@@ -1069,27 +1146,20 @@ fn add(
 ) -> Result<u8> {
     let mut targets = Vec::new();
     for r in releases {
-        let (mut id, version) = PackageId::parse(r).map_err(anyhow::Error::msg)?;
-        if id.ecosystem.is_empty() {
-            id = PackageId::new("pypi", &id.name);
-        }
-        let Some(version) = version else {
-            bail!("'{r}' has no version: write pkg:pypi/NAME@VERSION or pkg:npm/NAME@VERSION");
-        };
-        Language::for_package(&id).map_err(anyhow::Error::msg)?;
+        let (id, version) = refgraph::ingest::registry_release(r).map_err(anyhow::Error::msg)?;
         if spec.is_some() {
             if id.ecosystem != "npm" {
                 bail!("--spec reads specs shipped in npm packages; '{r}' is not pkg:npm/...");
             }
             spec_package(&id, as_package)?;
         }
-        targets.push((id, version));
+        targets.push((r.as_str(), id, version));
     }
     let store = Store::open(&store_path(data))?;
 
     let mut failed = 0;
     let mut stored = Vec::new();
-    for (id, version) in targets {
+    for (asked, id, version) in targets {
         let purl = id.release_purl(&version);
         let bar = ProgressBar::new(0);
         bar.set_style(
@@ -1101,69 +1171,17 @@ fn add(
         let progress = |done: u64, total: u64| {
             bar.set_length(total.max(done));
             bar.set_position(done);
-        };
-        let language = Language::for_package(&id).map_err(anyhow::Error::msg)?;
-        let cache = data.join("cache").join(&id.ecosystem);
-        let fetched = match language {
-            Language::JavaScript => refgraph::fetch::fetch_npm(&id, &version, &cache, &progress),
-            Language::Python => refgraph::fetch::fetch_pypi(&id, &version, &cache, &progress),
-            Language::OpenApi => {
-                bar.finish_and_clear();
-                failed += 1;
-                eprintln!(
-                    "error: {purl}: pkg:generic packages have no registry to fetch from; \
-                     ingest the spec file: refgraph ingest SPEC --package {} --version {version}",
-                    id.purl()
-                );
-                continue;
+            if done == total {
+                bar.set_message(format!("ingesting {purl}"));
             }
         };
-        let result = fetched.map_err(anyhow::Error::from).and_then(|fetched| {
-            bar.set_message(format!("ingesting {purl}"));
-            let Some(spec) = spec else {
-                let (files, diags) = read_release(&fetched.path, language, &Limits::default())?;
-                return Ok(ingest_files(
-                    &store,
-                    &id,
-                    &version,
-                    &files,
-                    diags,
-                    &fetched.url,
-                    Some(fetched.sha256),
-                )?);
-            };
-            let target = spec_package(&id, as_package)?;
-            let (files, diags) =
-                read_release(&fetched.path, Language::OpenApi, &Limits::default())?;
-            let want = spec.trim_start_matches("./").trim_start_matches("package/");
-            if !files.iter().any(|f| f.path == want) {
-                if let Some(d) = diags.iter().find(|d| d.file == want) {
-                    bail!("{purl}: the spec at {want} was not read: {}", d.message);
-                }
-                bail!(
-                    "{purl} has no spec at {want}; spec files in the package: {}",
-                    files
-                        .iter()
-                        .map(|f| f.path.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
+        let result = match spec {
+            None => {
+                refgraph::ingest::fetch_and_ingest(&store, asked, &data.join("cache"), &progress)
+                    .map_err(anyhow::Error::from)
             }
-            // Only the named document is read, so no other file of the package can pass for
-            // the spec; a $ref into another file of the package is reported as dangling.
-            let files: Vec<_> = files.into_iter().filter(|f| f.path == want).collect();
-            // Warnings about the package's other files (too large, unsafe paths) are noise here.
-            let diags: Vec<_> = diags.into_iter().filter(|d| d.file == want).collect();
-            Ok(ingest_files(
-                &store,
-                &target,
-                &version,
-                &files,
-                diags,
-                &format!("{}#{want}", fetched.url),
-                Some(fetched.sha256),
-            )?)
-        });
+            Some(spec) => add_spec(&store, data, &id, &version, spec, as_package, &progress),
+        };
         bar.finish_and_clear();
         match result {
             Ok(report) => {
@@ -1181,6 +1199,56 @@ fn add(
         index_releases(cli, data, &store, &stored)?;
     }
     Ok(if failed == 0 { exit::OK } else { exit::FAILURE })
+}
+
+/// `add --spec`: the OpenAPI document at `spec` inside an npm release, ingested as the
+/// `pkg:generic` package `as_package` names (or the one derived from the npm name).
+fn add_spec(
+    store: &Store,
+    data: &Path,
+    id: &PackageId,
+    version: &str,
+    spec: &str,
+    as_package: Option<&str>,
+    progress: &dyn Fn(u64, u64),
+) -> Result<refgraph::ingest::IngestReport> {
+    let purl = id.release_purl(version);
+    let fetched = refgraph::fetch::fetch_npm(
+        id,
+        version,
+        &data.join("cache").join(&id.ecosystem),
+        progress,
+    )?;
+    let target = spec_package(id, as_package)?;
+    let (files, diags) = read_release(&fetched.path, Language::OpenApi, &Limits::default())?;
+    let want = spec.trim_start_matches("./").trim_start_matches("package/");
+    if !files.iter().any(|f| f.path == want) {
+        if let Some(d) = diags.iter().find(|d| d.file == want) {
+            bail!("{purl}: the spec at {want} was not read: {}", d.message);
+        }
+        bail!(
+            "{purl} has no spec at {want}; spec files in the package: {}",
+            files
+                .iter()
+                .map(|f| f.path.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    // Only the named document is read, so no other file of the package can pass for the
+    // spec; a $ref into another file of the package is reported as dangling.
+    let files: Vec<_> = files.into_iter().filter(|f| f.path == want).collect();
+    // Warnings about the package's other files (too large, unsafe paths) are noise here.
+    let diags: Vec<_> = diags.into_iter().filter(|d| d.file == want).collect();
+    Ok(ingest_files(
+        store,
+        &target,
+        version,
+        &files,
+        diags,
+        &format!("{}#{want}", fetched.url),
+        Some(fetched.sha256),
+    )?)
 }
 
 /// Prints SPARQL JSON results as an aligned text table.

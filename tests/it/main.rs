@@ -9,6 +9,7 @@ mod boilerplate;
 mod diff;
 mod diff_oracle;
 mod diff_rules;
+mod http;
 mod mcp;
 mod npm_oracle;
 mod npm_samples;

@@ -1,0 +1,382 @@
+//! `refgraph serve --http`: one process serving the MCP tools over streamable HTTP (`/mcp`),
+//! the SPARQL 1.1 Protocol (`/sparql`), the SPARQL console for documentation maintainers (`/`)
+//! and an HTML/RDF page per symbol (`/entity?iri=...`).
+//!
+//! Read-only unless a token is configured: then SPARQL Update and ingest over HTTP
+//! (`POST /api/releases`) require it as a bearer token. CORS is off unless origins are given.
+//! Every query is cut at the timeout and at the row limit; request bodies are capped.
+
+mod console;
+mod entity;
+mod sparql;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+use crate::answer::Engine;
+use crate::mcp::{QueryLog, RefgraphServer};
+
+/// What `serve --http` was asked for.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub addr: SocketAddr,
+    /// Bearer token that unlocks writes; `None`: the server is read-only.
+    pub token: Option<String>,
+    /// Origins allowed to call from a browser (`*` for any); empty: CORS off.
+    pub cors_origins: Vec<String>,
+    /// Extra `Host` names the MCP endpoint accepts (it accepts loopback names and the bound
+    /// address; anything else is refused against DNS rebinding).
+    pub allowed_hosts: Vec<String>,
+    /// Largest request body accepted, in bytes.
+    pub max_body_bytes: usize,
+    /// Where `POST /api/releases` caches downloads (the same cache as `refgraph add`).
+    pub cache_dir: PathBuf,
+}
+
+#[derive(Clone)]
+struct AppState {
+    engine: Arc<Engine>,
+    opts: Arc<HttpOptions>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error("cannot listen on {0}: {1}")]
+    Bind(SocketAddr, std::io::Error),
+    #[error("the HTTP server stopped: {0}")]
+    Serve(std::io::Error),
+}
+
+/// Serves until Ctrl-C (or SIGTERM). `ready` is told the bound address (port 0 picks one).
+pub async fn serve(
+    engine: Arc<Engine>,
+    opts: HttpOptions,
+    log: Option<Arc<QueryLog>>,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), HttpError> {
+    let listener = tokio::net::TcpListener::bind(opts.addr)
+        .await
+        .map_err(|e| HttpError::Bind(opts.addr, e))?;
+    let bound = listener.local_addr().map_err(HttpError::Serve)?;
+    let warm = engine.clone();
+    std::thread::spawn(move || {
+        if let Err(e) = warm.warm() {
+            tracing::warn!("could not preload name tables: {e}");
+        }
+    });
+    let app = router(engine, opts, log, bound);
+    ready(bound);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown())
+        .await
+        .map_err(HttpError::Serve)
+}
+
+async fn shutdown() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down");
+}
+
+fn router(
+    engine: Arc<Engine>,
+    opts: HttpOptions,
+    log: Option<Arc<QueryLog>>,
+    bound: SocketAddr,
+) -> Router {
+    let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
+    hosts.push(bound.ip().to_string());
+    hosts.extend(opts.allowed_hosts.iter().cloned());
+    let mut mcp_config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_max_request_body_bytes(opts.max_body_bytes);
+    if !opts.cors_origins.is_empty() && !opts.cors_origins.iter().any(|o| o == "*") {
+        mcp_config = mcp_config.with_allowed_origins(opts.cors_origins.clone());
+    }
+    let mcp_engine = engine.clone();
+    let mcp = StreamableHttpService::new(
+        move || {
+            let server = RefgraphServer::new(mcp_engine.clone());
+            Ok(match &log {
+                Some(l) => server.with_log(l.clone()),
+                None => server,
+            })
+        },
+        Arc::new(LocalSessionManager::default()),
+        mcp_config,
+    );
+    let cors = cors_layer(&opts.cors_origins);
+    let max_body = opts.max_body_bytes;
+    let state = AppState {
+        engine,
+        opts: Arc::new(opts),
+    };
+    let app = Router::new()
+        .route("/", get(console::page))
+        .route("/assets/{file}", get(console::asset))
+        .route("/api/examples", get(console::examples))
+        .route("/api/complete", get(console::complete))
+        .route("/api/releases", get(releases).post(add_release))
+        .route("/sparql", get(sparql::get).post(sparql::post))
+        .route("/entity", get(entity::page))
+        .route("/health", get(|| async { "ok\n" }))
+        .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
+        .with_state(state)
+        .nest_service("/mcp", mcp)
+        .layer(DefaultBodyLimit::max(max_body));
+    match cors {
+        Some(c) => app.layer(c),
+        None => app,
+    }
+}
+
+fn cors_layer(origins: &[String]) -> Option<CorsLayer> {
+    if origins.is_empty() {
+        return None;
+    }
+    let allow = if origins.iter().any(|o| o == "*") {
+        AllowOrigin::any()
+    } else {
+        AllowOrigin::list(
+            origins
+                .iter()
+                .filter_map(|o| HeaderValue::from_str(o.trim_end_matches('/')).ok()),
+        )
+    };
+    Some(
+        CorsLayer::new()
+            .allow_origin(allow)
+            .allow_methods([Method::GET, Method::POST, Method::DELETE])
+            .allow_headers([
+                header::CONTENT_TYPE,
+                header::ACCEPT,
+                header::AUTHORIZATION,
+                header::HeaderName::from_static("mcp-session-id"),
+                header::HeaderName::from_static("mcp-protocol-version"),
+                header::HeaderName::from_static("last-event-id"),
+            ])
+            .expose_headers([header::HeaderName::from_static("mcp-session-id")])
+            .max_age(Duration::from_secs(600)),
+    )
+}
+
+/// A plain-text error with a status: what went wrong and what to do.
+pub(crate) fn problem(status: StatusCode, message: impl Into<String>) -> Response {
+    let mut text = message.into();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        text,
+    )
+        .into_response()
+}
+
+/// A refusal: a status and a plain-text reason (small, so `Result`s stay cheap).
+#[derive(Debug)]
+pub(crate) struct Reject {
+    pub status: StatusCode,
+    message: String,
+    /// Ask for a bearer token (401).
+    bearer: bool,
+}
+
+impl Reject {
+    pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> Reject {
+        Reject {
+            status,
+            message: message.into(),
+            bearer: false,
+        }
+    }
+}
+
+impl IntoResponse for Reject {
+    fn into_response(self) -> Response {
+        let mut r = problem(self.status, self.message);
+        if self.bearer {
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"refgraph\""),
+            );
+        }
+        r
+    }
+}
+
+/// `Ok` when the request may write: a token is configured and the request carries it.
+fn authorize_write(opts: &HttpOptions, headers: &HeaderMap) -> Result<(), Reject> {
+    let Some(token) = &opts.token else {
+        return Err(Reject::new(
+            StatusCode::FORBIDDEN,
+            "this server is read-only: start it with --token-file FILE (or REFGRAPH_TOKEN) to \
+             allow SPARQL Update and ingest over HTTP",
+        ));
+    };
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    match given {
+        Some(g) if constant_time_eq(g.as_bytes(), token.as_bytes()) => Ok(()),
+        _ => Err(Reject {
+            bearer: true,
+            ..Reject::new(
+                StatusCode::UNAUTHORIZED,
+                "writing needs the server's token: send `Authorization: Bearer TOKEN`",
+            )
+        }),
+    }
+}
+
+/// Compares without stopping at the first difference, so timing does not leak the token.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Runs `f` on the blocking pool (store reads and writes block).
+async fn blocking<T: Send + 'static>(
+    state: &AppState,
+    f: impl FnOnce(&Engine) -> T + Send + 'static,
+) -> Result<T, Response> {
+    let engine = state.engine.clone();
+    tokio::task::spawn_blocking(move || f(&engine))
+        .await
+        .map_err(|e| {
+            problem(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("worker failed: {e}"),
+            )
+        })
+}
+
+/// `GET /api/releases`: the indexed releases as JSON.
+async fn releases(axum::extract::State(state): axum::extract::State<AppState>) -> Response {
+    match blocking(&state, |e| e.releases()).await {
+        Ok(Ok(r)) => axum::Json(r).into_response(),
+        Ok(Err(e)) => problem(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        Err(r) => r,
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct AddRelease {
+    /// `pkg:pypi/NAME@VERSION` or `pkg:npm/NAME@VERSION`.
+    release: String,
+}
+
+/// `POST /api/releases {"release": "pkg:pypi/click@8.1.7"}` (token required): fetches the
+/// release from its registry (digest verified, cached) and ingests it, as `refgraph add` does.
+async fn add_release(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    headers: HeaderMap,
+    axum::Json(body): axum::Json<AddRelease>,
+) -> Response {
+    if let Err(r) = authorize_write(&state.opts, &headers) {
+        return r.into_response();
+    }
+    let cache = state.opts.cache_dir.clone();
+    let out = blocking(&state, move |e| {
+        crate::ingest::fetch_and_ingest(e.store(), &body.release, &cache, &|_, _| {})
+    })
+    .await;
+    match out {
+        Ok(Ok(report)) => {
+            if let Some(index) = state.engine.text_index_handle() {
+                let release = report.release.clone();
+                let engine = state.engine.clone();
+                tokio::task::spawn_blocking(move || {
+                    if let Err(e) = engine.sync_index(false, &|_, _, _| {}) {
+                        tracing::warn!("text index not updated for {release}: {e}");
+                    }
+                    drop(index);
+                });
+            }
+            (StatusCode::CREATED, axum::Json(report)).into_response()
+        }
+        Ok(Err(e)) => problem(StatusCode::BAD_REQUEST, format!("{e:#}")),
+        Err(r) => r,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(token: Option<&str>) -> HttpOptions {
+        HttpOptions {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            token: token.map(str::to_string),
+            cors_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            max_body_bytes: 1 << 20,
+            cache_dir: PathBuf::from("/nonexistent"),
+        }
+    }
+
+    fn bearer(v: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::AUTHORIZATION, HeaderValue::from_str(v).unwrap());
+        h
+    }
+
+    #[test]
+    fn writes_need_a_configured_token_and_the_right_one() {
+        let read_only = authorize_write(&opts(None), &bearer("Bearer x")).unwrap_err();
+        assert_eq!(read_only.status, StatusCode::FORBIDDEN);
+        let guarded = opts(Some("s3cret"));
+        assert_eq!(
+            authorize_write(&guarded, &HeaderMap::new())
+                .unwrap_err()
+                .status,
+            StatusCode::UNAUTHORIZED
+        );
+        for wrong in ["Bearer s3cre", "Bearer s3cret2", "Basic s3cret", "s3cret"] {
+            let r = authorize_write(&guarded, &bearer(wrong))
+                .unwrap_err()
+                .into_response();
+            assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{wrong}");
+            assert!(r.headers().contains_key(header::WWW_AUTHENTICATE));
+        }
+        assert!(authorize_write(&guarded, &bearer("Bearer s3cret")).is_ok());
+    }
+
+    #[test]
+    fn cors_is_off_unless_origins_are_given() {
+        assert!(cors_layer(&[]).is_none());
+        assert!(cors_layer(&["https://docs.example.com".into()]).is_some());
+    }
+}
