@@ -1,7 +1,8 @@
 //! `cargo bench --bench refgraph`: ingest throughput against griffe on the same release,
 //! `get_api_detail` latency over MCP stdio with more than 50,000 symbols stored, (`npm`)
 //! ingest of a large npm SDK against the TypeScript compiler's walk of the same declarations,
-//! and (`openapi`) OpenAPI ingest against openapi-spec-validator on the largest real spec at hand.
+//! (`openapi`) OpenAPI ingest against openapi-spec-validator on the largest real spec at hand,
+//! and (`http`) 64 concurrent clients on `serve --http` against Oxigraph's own server.
 //!
 //! Both tools run as subprocesses on the same unpacked release, several times; the table gives
 //! medians. refgraph ingests with `--no-index`: the peers extract the API and nothing else, so
@@ -16,6 +17,8 @@ use serde_json::{Value, json};
 
 #[path = "refgraph/diff.rs"]
 mod diff;
+#[path = "refgraph/http.rs"]
+mod http;
 #[path = "../tests/common/npm_spec.rs"]
 mod npm_spec;
 #[path = "refgraph/openapi.rs"]
@@ -230,7 +233,7 @@ impl Drop for Mcp {
 }
 
 fn main() {
-    // `cargo bench --bench refgraph [-- ingest|latency|npm|openapi|search|diff]` runs one part; nothing runs all.
+    // `cargo bench --bench refgraph [-- ingest|latency|npm|openapi|search|diff|http]` runs one part; nothing runs all.
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -255,6 +258,9 @@ fn main() {
     }
     if part("diff") {
         diff::diff_vs_peers(&bin);
+    }
+    if part("http") {
+        http::load_vs_oxigraph(&bin);
     }
 }
 
