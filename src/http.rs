@@ -48,6 +48,14 @@ pub struct HttpOptions {
 struct AppState {
     engine: Arc<Engine>,
     opts: Arc<HttpOptions>,
+    /// User SPARQL queries and updates running at once (see `sparql::query_slot`).
+    queries: Arc<tokio::sync::Semaphore>,
+}
+
+/// User queries allowed to run at once: enough to keep the cores busy, few enough that
+/// runaway queries cannot take every blocking thread.
+fn query_slots() -> usize {
+    2 * std::thread::available_parallelism().map_or(2, |n| n.get()) + 2
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -75,10 +83,16 @@ pub async fn serve(
             tracing::warn!("could not preload name tables: {e}");
         }
     });
-    let app = router(engine, opts, log, bound);
+    // Open MCP event streams only end when rmcp's token is cancelled: shutting down cancels it,
+    // or the graceful shutdown would wait for them forever.
+    let sessions = tokio_util::sync::CancellationToken::new();
+    let app = router(engine, opts, log, bound, sessions.clone());
     ready(bound);
     axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown())
+        .with_graceful_shutdown(async move {
+            shutdown().await;
+            sessions.cancel();
+        })
         .await
         .map_err(HttpError::Serve)
 }
@@ -110,15 +124,21 @@ fn router(
     opts: HttpOptions,
     log: Option<Arc<QueryLog>>,
     bound: SocketAddr,
+    sessions: tokio_util::sync::CancellationToken,
 ) -> Router {
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
     hosts.push(bound.ip().to_string());
     hosts.extend(opts.allowed_hosts.iter().cloned());
     let mut mcp_config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(hosts)
-        .with_max_request_body_bytes(opts.max_body_bytes);
-    if !opts.cors_origins.is_empty() && !opts.cors_origins.iter().any(|o| o == "*") {
-        mcp_config = mcp_config.with_allowed_origins(opts.cors_origins.clone());
+        .with_allowed_hosts(hosts.clone())
+        .with_max_request_body_bytes(opts.max_body_bytes)
+        .with_cancellation_token(sessions);
+    // Browsers send Origin: only the origins allowed by --cors-origin may call /mcp from a
+    // page (the MCP spec's defence against DNS rebinding); clients without Origin pass.
+    if !opts.cors_origins.iter().any(|o| o == "*") {
+        mcp_config = mcp_config
+            .with_allowed_origins(opts.cors_origins.clone())
+            .enforce_origin_validation();
     }
     let mcp_engine = engine.clone();
     let mcp = StreamableHttpService::new(
@@ -137,6 +157,7 @@ fn router(
     let state = AppState {
         engine,
         opts: Arc::new(opts),
+        queries: Arc::new(tokio::sync::Semaphore::new(query_slots())),
     };
     let app = Router::new()
         .route("/", get(console::page))
@@ -150,11 +171,57 @@ fn router(
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .with_state(state)
         .nest_service("/mcp", mcp)
-        .layer(DefaultBodyLimit::max(max_body));
+        .layer(DefaultBodyLimit::max(max_body))
+        .layer(axum::middleware::from_fn(move |req, next| {
+            check_host(hosts.clone(), bound.port(), req, next)
+        }));
     match cors {
         Some(c) => app.layer(c),
         None => app,
     }
+}
+
+/// Refuses requests whose `Host` is not a name this server answers to (loopback, the bound
+/// address, `--allow-host`): a page on another site whose name was rebound to 127.0.0.1
+/// cannot read the store through `/sparql` or the pages. `/mcp` checks the same in rmcp.
+async fn check_host(
+    hosts: Vec<String>,
+    port: u16,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if host_allowed(&hosts, port, host) {
+        next.run(req).await
+    } else {
+        problem(
+            StatusCode::FORBIDDEN,
+            format!(
+                "Host '{host}' is not one this server answers to; start it with --allow-host \
+                 NAME to accept it"
+            ),
+        )
+    }
+}
+
+fn host_allowed(hosts: &[String], port: u16, host: &str) -> bool {
+    let (name, host_port) = match host.rsplit_once(':') {
+        // `[::1]:8080`, `name:8080`; a bare IPv6 address has more colons and no brackets.
+        Some((n, p)) if !n.contains(':') || n.ends_with(']') => (n, p.parse::<u16>().ok()),
+        _ => (host, None),
+    };
+    let name = name.trim_start_matches('[').trim_end_matches(']');
+    hosts.iter().any(|h| {
+        match h.rsplit_once(':').filter(|(n, _)| !n.contains(':')) {
+            // An entry with a port matches that port only.
+            Some((n, p)) => n.eq_ignore_ascii_case(name) && p.parse::<u16>().ok() == host_port,
+            None => h.eq_ignore_ascii_case(name) && host_port.is_none_or(|p| p == port),
+        }
+    })
 }
 
 fn cors_layer(origins: &[String]) -> Option<CorsLayer> {
@@ -245,8 +312,9 @@ fn authorize_write(opts: &HttpOptions, headers: &HeaderMap) -> Result<(), Reject
     let given = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
+        .and_then(|v| v.trim().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, t)| t.trim());
     match given {
         Some(g) if constant_time_eq(g.as_bytes(), token.as_bytes()) => Ok(()),
         _ => Err(Reject {
@@ -303,11 +371,20 @@ struct AddRelease {
 async fn add_release(
     axum::extract::State(state): axum::extract::State<AppState>,
     headers: HeaderMap,
-    axum::Json(body): axum::Json<AddRelease>,
+    body: axum::body::Bytes,
 ) -> Response {
     if let Err(r) = authorize_write(&state.opts, &headers) {
         return r.into_response();
     }
+    let body: AddRelease = match serde_json::from_slice(&body) {
+        Ok(b) => b,
+        Err(e) => {
+            return problem(
+                StatusCode::BAD_REQUEST,
+                format!("expected {{\"release\": \"pkg:pypi/NAME@VERSION\"}}: {e}"),
+            );
+        }
+    };
     let cache = state.opts.cache_dir.clone();
     let out = blocking(&state, move |e| {
         crate::ingest::fetch_and_ingest(e.store(), &body.release, &cache, &|_, _| {})
@@ -327,7 +404,16 @@ async fn add_release(
             }
             (StatusCode::CREATED, axum::Json(report)).into_response()
         }
-        Ok(Err(e)) => problem(StatusCode::BAD_REQUEST, format!("{e:#}")),
+        Ok(Err(e)) => {
+            use crate::ingest::{AddError, IngestError};
+            let status = match &e {
+                AddError::Fetch(crate::fetch::FetchError::Http { .. }) => StatusCode::BAD_GATEWAY,
+                AddError::Fetch(crate::fetch::FetchError::Cache { .. })
+                | AddError::Ingest(IngestError::Store(_)) => StatusCode::INTERNAL_SERVER_ERROR,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            problem(status, format!("{e:#}"))
+        }
         Err(r) => r,
     }
 }
@@ -364,7 +450,13 @@ mod tests {
                 .status,
             StatusCode::UNAUTHORIZED
         );
-        for wrong in ["Bearer s3cre", "Bearer s3cret2", "Basic s3cret", "s3cret"] {
+        for wrong in [
+            "Bearer s3cre",
+            "Bearer s3cret2",
+            "Basic s3cret",
+            "s3cret",
+            "Bearer",
+        ] {
             let r = authorize_write(&guarded, &bearer(wrong))
                 .unwrap_err()
                 .into_response();
@@ -372,6 +464,33 @@ mod tests {
             assert!(r.headers().contains_key(header::WWW_AUTHENTICATE));
         }
         assert!(authorize_write(&guarded, &bearer("Bearer s3cret")).is_ok());
+        assert!(authorize_write(&guarded, &bearer("bearer s3cret")).is_ok());
+    }
+
+    #[test]
+    fn hosts_are_matched_by_name_and_port() {
+        let hosts: Vec<String> = ["localhost", "127.0.0.1", "::1", "docs.example.com:443"]
+            .map(String::from)
+            .to_vec();
+        for ok in [
+            "localhost:7878",
+            "127.0.0.1:7878",
+            "[::1]:7878",
+            "localhost",
+            "LOCALHOST:7878",
+        ] {
+            assert!(host_allowed(&hosts, 7878, ok), "{ok}");
+        }
+        assert!(host_allowed(&hosts, 7878, "docs.example.com:443"));
+        for no in [
+            "evil.example:7878",
+            "",
+            "localhost:9999",
+            "docs.example.com",
+            "127.0.0.2:7878",
+        ] {
+            assert!(!host_allowed(&hosts, 7878, no), "{no}");
+        }
     }
 
     #[test]

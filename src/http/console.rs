@@ -186,22 +186,18 @@ pub async fn complete(State(state): State<AppState>, Query(a): Query<CompleteArg
     let q = a.q.trim().trim_start_matches('<').to_string();
     let pick = |list: &[String]| -> Vec<String> {
         let lower = q.to_lowercase();
-        let mut hits: Vec<String> = list.iter().filter(|i| i.starts_with(&q)).cloned().collect();
         // A bare word also finds terms by their local name (`qualif` -> rg:qualifiedName).
-        if !q.contains(':') {
-            hits.extend(
-                list.iter()
-                    .filter(|i| {
-                        i.rsplit(['#', '/'])
-                            .next()
-                            .is_some_and(|l| l.to_lowercase().starts_with(&lower))
-                    })
-                    .cloned(),
-            );
-            hits.dedup();
-        }
-        hits.truncate(MAX_COMPLETIONS);
-        hits
+        let by_local = |i: &&String| {
+            !q.contains(':')
+                && i.rsplit(['#', '/'])
+                    .next()
+                    .is_some_and(|l| l.to_lowercase().starts_with(&lower))
+        };
+        let hits: BTreeSet<&String> = list
+            .iter()
+            .filter(|i| i.starts_with(&q) || by_local(i))
+            .collect();
+        hits.into_iter().take(MAX_COMPLETIONS).cloned().collect()
     };
     let list = match a.kind.as_str() {
         "prefix" => PREFIXES

@@ -1,4 +1,4 @@
-//! Entity pages: `GET /entity?iri=pkg:pypi/click#click.echo[&version=8.1.7]`. Symbol IRIs are
+//! Entity pages: `GET /entity?iri=pkg:pypi/click%23click.echo[&version=8.1.7]`. Symbol IRIs are
 //! Package URLs (not web addresses), so this route is where they resolve: an HTML page by
 //! default (signature, parameters, the releases that have it, deprecation, the doc sections
 //! that mention it), Turtle, N-Triples or JSON-LD by Accept header or `format=`.
@@ -170,9 +170,15 @@ fn load(
     let chosen = engine.choose(Some(purl), version.as_deref(), Some(name))?;
     let detail = engine.api_detail(&chosen, name)?;
     let release = chosen.release.release.clone();
+    // The canonical IRI of what was found (the one asked may be a bare package name, an alias
+    // or another spelling of the package): the RDF forms and mentions are read under it.
+    let iri = match crate::model::PackageId::parse(&detail.package) {
+        Ok((package, _)) => crate::lower::symbol_iri(&package, &detail.qualified_name),
+        Err(_) => iri.to_string(),
+    };
     Ok(Entity {
-        iri: iri.to_string(),
-        mentions: mentions(engine, iri, &release).unwrap_or_default(),
+        mentions: mentions(engine, &iri, &release).unwrap_or_default(),
+        iri,
         detail,
         versions,
         release,

@@ -44,19 +44,34 @@ fn graph_types() -> [(&'static str, RdfFormat); 5] {
     ]
 }
 
-/// The short names a `format=` parameter may use, mapped to a media type offered above.
-fn format_param(value: &str) -> Option<&'static str> {
-    Some(match value.to_ascii_lowercase().as_str() {
-        "json" | "srj" => "application/sparql-results+json",
-        "xml" | "srx" => "application/sparql-results+xml",
-        "csv" => "text/csv",
-        "tsv" => "text/tab-separated-values",
-        "ttl" | "turtle" => "text/turtle",
-        "nt" | "ntriples" | "n-triples" => "application/n-triples",
-        "jsonld" | "json-ld" => "application/ld+json",
-        "rdf" | "rdfxml" => "application/rdf+xml",
+/// The media type a `format=`/`output=` value names for this kind of result (`graph`:
+/// CONSTRUCT/DESCRIBE), if any. SPARQLWrapper sends `xml` and `json` for both kinds.
+fn format_param(value: &str, graph: bool) -> Option<&'static str> {
+    Some(match (value.to_ascii_lowercase().as_str(), graph) {
+        ("json" | "srj", false) => "application/sparql-results+json",
+        ("xml" | "srx", false) => "application/sparql-results+xml",
+        ("csv", false) => "text/csv",
+        ("tsv", false) => "text/tab-separated-values",
+        ("ttl" | "turtle", true) => "text/turtle",
+        ("nt" | "ntriples" | "n-triples", true) => "application/n-triples",
+        ("json" | "jsonld" | "json-ld", true) => "application/ld+json",
+        ("xml" | "rdf" | "rdfxml", true) => "application/rdf+xml",
         _ => return None,
     })
+}
+
+/// The format parameter's offer when it names one for this kind of result, else the Accept
+/// header's choice.
+fn choose<F: Copy>(
+    format: Option<&str>,
+    graph: bool,
+    accept: Option<&str>,
+    offered: &[(&'static str, F)],
+) -> Option<(&'static str, F)> {
+    format
+        .and_then(|f| format_param(f, graph))
+        .and_then(|m| offered.iter().find(|(o, _)| *o == m).copied())
+        .or_else(|| negotiate(accept, offered))
 }
 
 /// The offer the client prefers: highest `q`, then the server's order. No Accept header (or
@@ -101,8 +116,8 @@ struct Request {
     update: Option<String>,
     default_graphs: Vec<String>,
     named_graphs: Vec<String>,
-    /// `format` / `output` parameter, already mapped to a media type.
-    format: Option<&'static str>,
+    /// `format` / `output` parameter, when it names a result format.
+    format: Option<String>,
 }
 
 impl Request {
@@ -120,10 +135,10 @@ impl Request {
                         format!("{k} is not supported: name the graphs in the update with USING"),
                     ));
                 }
-                "format" | "output" => {
-                    if let Some(f) = format_param(&v) {
-                        self.format = Some(f);
-                    }
+                "format" | "output"
+                    if format_param(&v, false).or(format_param(&v, true)).is_some() =>
+                {
+                    self.format = Some(v);
                 }
                 _ => {}
             }
@@ -255,7 +270,25 @@ impl Failure {
 fn evaluation_failure(e: QueryEvaluationError, timeout: Duration) -> Failure {
     match e {
         QueryEvaluationError::Cancelled => Failure::Timeout(timeout),
+        QueryEvaluationError::Dataset(e) => Failure::Internal(format!("storage error: {e}")),
         e => Failure::Bad(format!("the query failed: {e}")),
+    }
+}
+
+/// A place among the user queries allowed to run at once, waited for up to the query
+/// timeout: runaway queries hold at most these blocking threads, and the tools and pages the
+/// server answers meanwhile keep the rest.
+async fn query_slot(state: &AppState) -> Result<tokio::sync::OwnedSemaphorePermit, Reject> {
+    let wait = state.engine.limits.timeout;
+    match tokio::time::timeout(wait, state.queries.clone().acquire_owned()).await {
+        Ok(Ok(permit)) => Ok(permit),
+        _ => Err(Reject::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "every query slot stayed busy for {:.1} s (long queries are running); retry later",
+                wait.as_secs_f64()
+            ),
+        )),
     }
 }
 
@@ -318,18 +351,20 @@ async fn answer(state: AppState, req: Request, headers: &HeaderMap) -> Response 
             Ok(g) => g,
             Err(r) => return r.into_response(),
         };
+        // A dataset given by the protocol is the whole dataset (SPARQL 1.1 Protocol 2.1.4):
+        // its named graphs are exactly the named-graph-uri ones, none when there are none.
         let dataset = prepared.dataset_mut();
         dataset.set_default_graph(defaults);
-        if !named.is_empty() {
-            dataset.set_available_named_graphs(named);
-        }
+        dataset.set_available_named_graphs(named);
     }
-    let accept_header: Option<String> = match req.format {
-        Some(f) => Some(f.to_string()),
-        None => headers
-            .get(header::ACCEPT)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string),
+    let accept_header: Option<String> = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let format = req.format.clone();
+    let _slot = match query_slot(&state).await {
+        Ok(s) => s,
+        Err(r) => return r.into_response(),
     };
     let out = blocking(&state, move |engine| {
         let limits = engine.limits;
@@ -340,7 +375,7 @@ async fn answer(state: AppState, req: Request, headers: &HeaderMap) -> Response 
                 StoreError::Query(q) => evaluation_failure(q, limits.timeout),
                 e => Failure::Internal(e.to_string()),
             })?;
-        serialize(results, accept_header.as_deref(), limits)
+        serialize(results, format.as_deref(), accept_header.as_deref(), limits)
     })
     .await;
     match out {
@@ -380,12 +415,13 @@ fn content_type(media: &'static str) -> HeaderValue {
 /// the client accepts no format that can carry them.
 fn serialize(
     results: QueryResults<'_>,
+    format: Option<&str>,
     accept: Option<&str>,
     limits: crate::answer::QueryLimits,
 ) -> Result<Option<Document>, Failure> {
     match results {
         QueryResults::Boolean(b) => {
-            let Some((media, format)) = negotiate(accept, SOLUTION_TYPES) else {
+            let Some((media, format)) = choose(format, false, accept, SOLUTION_TYPES) else {
                 return Ok(None);
             };
             let bytes = QueryResultsSerializer::from_format(format)
@@ -398,7 +434,7 @@ fn serialize(
             }))
         }
         QueryResults::Solutions(solutions) => {
-            let Some((media, format)) = negotiate(accept, SOLUTION_TYPES) else {
+            let Some((media, format)) = choose(format, false, accept, SOLUTION_TYPES) else {
                 return Ok(None);
             };
             let mut writer = QueryResultsSerializer::from_format(format)
@@ -421,7 +457,7 @@ fn serialize(
         }
         QueryResults::Graph(triples) => {
             let offered = graph_types();
-            let Some((media, format)) = negotiate(accept, &offered) else {
+            let Some((media, format)) = choose(format, true, accept, &offered) else {
                 return Ok(None);
             };
             let mut writer = RdfSerializer::from_format(format)
@@ -464,15 +500,21 @@ async fn update(state: AppState, req: Request, headers: &HeaderMap) -> Response 
             );
         }
     };
+    let _slot = match query_slot(&state).await {
+        Ok(s) => s,
+        Err(r) => return r.into_response(),
+    };
+    let cut = token.clone();
     let out = blocking(&state, move |engine| {
-        engine
-            .store()
-            .update(prepared, token, engine.limits.timeout)
+        let timeout = engine.limits.timeout;
+        (engine.store().update(prepared, token, timeout), timeout)
     })
     .await;
     match out {
-        Ok(Ok(())) => StatusCode::NO_CONTENT.into_response(),
-        Ok(Err(e)) => problem(StatusCode::BAD_REQUEST, e.to_string()),
+        Ok((Ok(()), _)) => StatusCode::NO_CONTENT.into_response(),
+        Ok((Err(_), timeout)) if cut.is_cancelled() => Failure::Timeout(timeout).into_response(),
+        Ok((Err(e @ StoreError::Update(_)), _)) => problem(StatusCode::BAD_REQUEST, e.to_string()),
+        Ok((Err(e), _)) => problem(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
         Err(r) => r,
     }
 }
@@ -515,13 +557,40 @@ mod tests {
     }
 
     #[test]
+    fn a_format_parameter_means_what_fits_the_result() {
+        const GRAPHS: &[(&str, u8)] = &[
+            ("text/turtle", 0),
+            ("application/ld+json", 1),
+            ("application/rdf+xml", 2),
+        ];
+        let m = |f, graph, accept, offered| choose(f, graph, accept, offered).map(|(m, _)| m);
+        assert_eq!(
+            m(Some("xml"), true, None, GRAPHS),
+            Some("application/rdf+xml")
+        );
+        assert_eq!(
+            m(Some("json"), true, None, GRAPHS),
+            Some("application/ld+json")
+        );
+        assert_eq!(
+            m(Some("xml"), false, None, OFFERS),
+            Some("application/sparql-results+xml")
+        );
+        // A format this result cannot take leaves the choice to Accept.
+        assert_eq!(
+            m(Some("csv"), true, Some("text/turtle"), GRAPHS),
+            Some("text/turtle")
+        );
+    }
+
+    #[test]
     fn form_pairs_fill_the_request_and_repeat_only_graphs() {
         let mut r = Request::default();
         r.add_pairs(b"query=ASK%7B%7D&default-graph-uri=a:b&default-graph-uri=c:d&format=csv")
             .unwrap();
         assert_eq!(r.query.as_deref(), Some("ASK{}"));
         assert_eq!(r.default_graphs, ["a:b", "c:d"]);
-        assert_eq!(r.format, Some("text/csv"));
+        assert_eq!(r.format.as_deref(), Some("csv"));
         let mut twice = Request::default();
         let err = twice.add_pairs(b"query=a&query=b").unwrap_err();
         assert_eq!(err.status, StatusCode::BAD_REQUEST);

@@ -46,6 +46,16 @@ def sparql(endpoint):
     seen["csv_header"] = table[0]
     seen["csv"] = table[1:]
 
+    # CONSTRUCT: SPARQLWrapper's default XML (RDF/XML for graphs), parsed by rdflib.
+    client.setQuery(
+        "CONSTRUCT { ?s ?p ?o } WHERE { GRAPH <pkg:pypi/acme-storage@1.0.0> "
+        "{ ?s a <https://refgraph.dev/ontology#Class> ; ?p ?o } }"
+    )
+    client.setReturnFormat(XML)
+    graph = client.query().convert()  # rdflib.Graph
+    seen["construct_triples"] = len(graph)
+    seen["construct_subjects"] = sorted({str(s) for s in graph.subjects()})
+
     # POST as well (SPARQLWrapper sends a form).
     client.setMethod("POST")
     client.setReturnFormat(JSON)

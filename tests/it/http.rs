@@ -174,6 +174,22 @@ fn sparqlwrapper_queries_the_endpoint_in_json_xml_and_csv() {
         serde_json::json!(["release", "version"])
     );
     assert_eq!(seen["ask_post"], true);
+    // The same classes and triples as a direct count over the protocol.
+    assert!(seen["construct_triples"].as_u64().unwrap() > 10, "{seen}");
+    let subjects = seen["construct_subjects"].as_array().unwrap();
+    assert!(
+        subjects
+            .iter()
+            .any(|s| s == "pkg:pypi/acme-storage#acme_storage.StorageClient"),
+        "{seen}"
+    );
+    let classes = "SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { GRAPH <pkg:pypi/acme-storage@1.0.0> { ?s a <https://refgraph.dev/ontology#Class> } }";
+    let (_, _, n) = sparql_get(&server, classes, Some("text/csv"));
+    assert_eq!(
+        n.lines().nth(1).unwrap().trim(),
+        subjects.len().to_string(),
+        "{seen}"
+    );
 }
 
 #[test]
@@ -285,7 +301,14 @@ fn the_console_works_in_headless_chromium() {
         "completion from the ontology: {seen}"
     );
     let origin = seen["origin"].as_str().unwrap();
-    for r in seen["resources"].as_array().unwrap() {
+    let resources = seen["resources"].as_array().unwrap();
+    assert!(
+        resources
+            .iter()
+            .any(|r| r.as_str().unwrap().ends_with("/assets/yasgui.min.js")),
+        "{seen}"
+    );
+    for r in resources {
         assert!(
             r.as_str().unwrap().starts_with(origin),
             "the console called another server: {r}"
@@ -430,6 +453,15 @@ fn writes_need_the_token() {
     assert_eq!(sparql_get(&server, ask, Some("text/csv")).2.trim(), "false");
     assert_eq!(post_update(&server, insert, Some("s3cret-token")), 204);
     assert_eq!(sparql_get(&server, ask, Some("text/csv")).2.trim(), "true");
+    // The same as an application/sparql-update body.
+    let r = agent()
+        .post(server.url("/sparql"))
+        .header("Content-Type", "application/sparql-update")
+        .header("Authorization", "bearer s3cret-token")
+        .send("CLEAR GRAPH <urn:notes>")
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 204);
+    assert_eq!(sparql_get(&server, ask, Some("text/csv")).2.trim(), "false");
     // An update is never taken from a GET, token or not.
     let q: String = form_urlencoded::byte_serialize(insert.as_bytes()).collect();
     assert_eq!(
@@ -442,6 +474,16 @@ fn writes_need_the_token() {
         .send_json(serde_json::json!({"release": "pkg:pypi/six@1.16.0"}))
         .unwrap();
     assert_eq!(r.status().as_u16(), 401);
+    let r = agent()
+        .post(server.url("/api/releases"))
+        .header("Authorization", "Bearer wrong")
+        .send("not even JSON")
+        .unwrap();
+    assert_eq!(
+        r.status().as_u16(),
+        401,
+        "the token is checked before the body is read"
+    );
 
     // Without a configured token, the server is read-only whatever the request carries.
     let read_only = Server::start(&[]);
@@ -553,11 +595,20 @@ fn entity_pages_resolve_symbol_iris() {
     );
     assert!(html.contains("acme_storage/_client.py:"), "{html}");
     assert!(html.contains("version=1.0.0") && html.contains("version=2.0.0"));
-    let (_, _, old) = get(
+    let (s, _, old) = get(
         &server.url(&format!("/entity?iri={iri}&version=1.0.0")),
         None,
     );
+    assert_eq!(s, 200);
     assert!(old.contains("[Version: 1.0.0]"));
+    // A bare package name resolves too; the triples come under the canonical IRI.
+    let (s, _, ttl) = get(
+        &server
+            .url("/entity?iri=acme-storage%23acme_storage.StorageClient.delete_object&format=ttl"),
+        None,
+    );
+    assert_eq!(s, 200, "{ttl}");
+    assert!(ttl.contains("<pkg:pypi/acme-storage#acme_storage.StorageClient.delete_object>"));
     let (s, ct, ttl) = get(
         &server.url(&format!("/entity?iri={iri}")),
         Some("text/turtle"),
@@ -613,6 +664,25 @@ fn cors_is_off_by_default_and_bodies_are_capped() {
         .send(&big)
         .unwrap();
     assert_eq!(r.status().as_u16(), 413);
+
+    // A name rebound to 127.0.0.1 by another site is refused, on every route.
+    for path in ["/sparql?query=ASK%7B%7D", "/", "/mcp"] {
+        let r = agent()
+            .get(closed.url(path))
+            .header("Host", "rebound.example.net")
+            .call()
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 403, "{path}");
+    }
+    // A page on another site cannot call /mcp either (Origin checked).
+    let r = agent()
+        .post(closed.url("/mcp"))
+        .header("Origin", "https://elsewhere.example.org")
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#)
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 403);
 
     let open = Server::start(&["--cors-origin", "https://docs.example.com"]);
     let r = agent()
