@@ -264,7 +264,8 @@ fn module_of(c: &Change) -> &str {
     if end == 0 { n } else { &n[..end] }
 }
 
-fn esc(s: &str) -> String {
+/// HTML-escapes text (also the entity pages of `serve --http`).
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {

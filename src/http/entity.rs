@@ -16,6 +16,7 @@ use serde::Deserialize;
 use super::sparql::negotiate;
 use super::{AppState, blocking, problem};
 use crate::answer::{AnswerError, ApiDetail, Engine, VersionCheck};
+use crate::diff::render::esc;
 
 #[derive(Deserialize)]
 pub struct EntityArgs {
@@ -276,22 +277,6 @@ fn rdf(engine: &Engine, iri: &str, release: &str, media: &str) -> Result<Vec<u8>
         }
     }
     writer.finish().map_err(|e| e.to_string())
-}
-
-/// HTML-escapes text.
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Percent-encodes a query parameter value.
