@@ -535,6 +535,16 @@ impl Engine {
         Ok(())
     }
 
+    /// [`Engine::warm`] on a thread of its own, as both servers do at start.
+    pub fn warm_in_background(self: &Arc<Self>) {
+        let engine = self.clone();
+        std::thread::spawn(move || {
+            if let Err(e) = engine.warm() {
+                tracing::warn!("could not preload name tables: {e}");
+            }
+        });
+    }
+
     pub fn releases(&self) -> Result<Vec<ReleaseInfo>, AnswerError> {
         let generation = self.store.generation();
         if let Some((g, r)) = self.releases.lock().expect("cache lock").as_ref()

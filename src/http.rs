@@ -77,12 +77,7 @@ pub async fn serve(
         .await
         .map_err(|e| HttpError::Bind(opts.addr, e))?;
     let bound = listener.local_addr().map_err(HttpError::Serve)?;
-    let warm = engine.clone();
-    std::thread::spawn(move || {
-        if let Err(e) = warm.warm() {
-            tracing::warn!("could not preload name tables: {e}");
-        }
-    });
+    engine.warm_in_background();
     // Open MCP event streams only end when rmcp's token is cancelled: shutting down cancels it,
     // or the graceful shutdown would wait for them forever.
     let sessions = tokio_util::sync::CancellationToken::new();
@@ -392,14 +387,13 @@ async fn add_release(
     .await;
     match out {
         Ok(Ok(report)) => {
-            if let Some(index) = state.engine.text_index_handle() {
+            if state.engine.text_index_handle().is_some() {
                 let release = report.release.clone();
                 let engine = state.engine.clone();
                 tokio::task::spawn_blocking(move || {
                     if let Err(e) = engine.sync_index(false, &|_, _, _| {}) {
                         tracing::warn!("text index not updated for {release}: {e}");
                     }
-                    drop(index);
                 });
             }
             (StatusCode::CREATED, axum::Json(report)).into_response()

@@ -900,12 +900,7 @@ pub enum McpError {
 /// every tool call is appended to the query log.
 pub async fn serve_stdio(engine: Arc<Engine>, log: Option<Arc<QueryLog>>) -> Result<(), McpError> {
     use rmcp::ServiceExt;
-    let warm = engine.clone();
-    std::thread::spawn(move || {
-        if let Err(e) = warm.warm() {
-            tracing::warn!("could not preload name tables: {e}");
-        }
-    });
+    engine.warm_in_background();
     let mut server = RefgraphServer::new(engine);
     if let Some(log) = log {
         server = server.with_log(log);

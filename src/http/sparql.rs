@@ -440,15 +440,7 @@ fn serialize(
             let mut writer = QueryResultsSerializer::from_format(format)
                 .serialize_solutions_to_writer(Vec::new(), solutions.variables().to_vec())
                 .map_err(io_failure)?;
-            let mut truncated = false;
-            for (rows, solution) in solutions.enumerate() {
-                let solution = solution.map_err(|e| evaluation_failure(e, limits.timeout))?;
-                if rows == limits.max_rows {
-                    truncated = true;
-                    break;
-                }
-                writer.serialize(&solution).map_err(io_failure)?;
-            }
+            let truncated = write_rows(solutions, limits, |s| writer.serialize(&s))?;
             Ok(Some(Document {
                 bytes: writer.finish().map_err(io_failure)?,
                 media,
@@ -464,15 +456,7 @@ fn serialize(
                 .with_prefix("rg", crate::vocab::rg::NS)
                 .map_err(|e| Failure::Internal(e.to_string()))?
                 .for_writer(Vec::new());
-            let mut truncated = false;
-            for (rows, triple) in triples.enumerate() {
-                let triple = triple.map_err(|e| evaluation_failure(e, limits.timeout))?;
-                if rows == limits.max_rows {
-                    truncated = true;
-                    break;
-                }
-                writer.serialize_triple(&triple).map_err(io_failure)?;
-            }
+            let truncated = write_rows(triples, limits, |t| writer.serialize_triple(&t))?;
             Ok(Some(Document {
                 bytes: writer.finish().map_err(io_failure)?,
                 media,
@@ -480,6 +464,23 @@ fn serialize(
             }))
         }
     }
+}
+
+/// Writes up to `limits.max_rows` items of a result stream with `write`; true when more were
+/// cut. A cancelled evaluation (the timeout fired) is reported as such.
+fn write_rows<T>(
+    items: impl Iterator<Item = Result<T, QueryEvaluationError>>,
+    limits: crate::answer::QueryLimits,
+    mut write: impl FnMut(T) -> std::io::Result<()>,
+) -> Result<bool, Failure> {
+    for (rows, item) in items.enumerate() {
+        let item = item.map_err(|e| evaluation_failure(e, limits.timeout))?;
+        if rows == limits.max_rows {
+            return Ok(true);
+        }
+        write(item).map_err(io_failure)?;
+    }
+    Ok(false)
 }
 
 async fn update(state: AppState, req: Request, headers: &HeaderMap) -> Response {
