@@ -107,7 +107,21 @@ fn agent() -> ureq::Agent {
         .into()
 }
 
+/// Requests sent to a registry by this process (metadata and downloads; cache hits excluded):
+/// how `refgraph sync` shows that a second run did no network work.
+static REQUESTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The number of registry requests this process has sent.
+pub fn requests_sent() -> u64 {
+    REQUESTS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+fn count_request() {
+    REQUESTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
 fn get_json<T: serde::de::DeserializeOwned>(url: &str) -> Result<Option<T>, FetchError> {
+    count_request();
     let http = |reason: String| FetchError::Http {
         url: url.to_string(),
         reason,
@@ -321,6 +335,7 @@ fn download(
         url: url.to_string(),
         reason,
     };
+    count_request();
     let mut resp = agent().get(url).call().map_err(|e| http(e.to_string()))?;
     if resp.status().as_u16() != 200 {
         return Err(http(format!("HTTP {}", resp.status())));
@@ -444,6 +459,79 @@ pub fn fetch_npm(
         cache_dir,
         progress,
     )
+}
+
+/// A package's release versions on its registry.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct RegistryVersions {
+    pub versions: Vec<String>,
+    /// Seconds since the Unix epoch when the registry was asked.
+    pub fetched: u64,
+    #[serde(skip)]
+    pub from_cache: bool,
+}
+
+/// The versions PyPI or npm lists for `package` (PyPI: releases with at least one file that
+/// is not yanked), cached under `cache_dir/versions` and reused while younger than `max_age`.
+pub fn registry_versions(
+    package: &PackageId,
+    cache_dir: &Path,
+    max_age: std::time::Duration,
+) -> Result<RegistryVersions, FetchError> {
+    let dir = cache_dir.join("versions").join(&package.ecosystem);
+    let file = dir.join(format!("{}.json", package.name.replace(['/', '%'], "_")));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    if let Ok(text) = std::fs::read_to_string(&file)
+        && let Ok(mut cached) = serde_json::from_str::<RegistryVersions>(&text)
+        && now.saturating_sub(cached.fetched) < max_age.as_secs()
+    {
+        cached.from_cache = true;
+        return Ok(cached);
+    }
+    let versions: Vec<String> = match package.ecosystem.as_str() {
+        "pypi" => {
+            let url = format!("{}/{}/json", index_url(), package.name);
+            let Some(project) = get_json::<ProjectJson>(&url)? else {
+                return Err(FetchError::UnknownPackage {
+                    registry: "PyPI",
+                    name: package.name.clone(),
+                });
+            };
+            project
+                .releases
+                .into_iter()
+                .filter(|(_, files)| files.iter().any(|f| !f.yanked))
+                .map(|(v, _)| v)
+                .collect()
+        }
+        "npm" => {
+            let name = package.display_name();
+            let path = name.replacen('/', "%2f", usize::from(name.starts_with('@')));
+            let Some(doc) = get_json::<NpmPackument>(&format!("{}/{path}", npm_registry()))? else {
+                return Err(FetchError::UnknownPackage {
+                    registry: "npm",
+                    name,
+                });
+            };
+            doc.versions.into_keys().collect()
+        }
+        _ => return Err(FetchError::UnsupportedEcosystem(package.purl())),
+    };
+    let out = RegistryVersions {
+        versions,
+        fetched: now,
+        from_cache: false,
+    };
+    // A cache that cannot be written only costs a later request.
+    let _ = std::fs::create_dir_all(&dir).and_then(|_| {
+        let tmp = file.with_extension("part");
+        std::fs::write(&tmp, serde_json::to_vec(&out).unwrap_or_default())?;
+        std::fs::rename(tmp, &file)
+    });
+    Ok(out)
 }
 
 /// Resolves a possibly relative file URL (mirrors serve `../../packages/...`) against the

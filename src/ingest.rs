@@ -463,34 +463,52 @@ pub fn fetch_and_ingest(
     progress: &dyn Fn(u64, u64),
 ) -> Result<IngestReport, AddError> {
     let (id, version) = registry_release(release).map_err(AddError::BadRelease)?;
+    let fetched = fetch_release(&id, &version, cache, progress)?;
+    ingest_fetched(store, &id, &version, &fetched)
+}
+
+/// Downloads (or finds in `cache`) the archive of one PyPI or npm release, digest verified.
+/// Needs no store: `refgraph sync` fetches several at once and ingests them one by one.
+pub fn fetch_release(
+    id: &PackageId,
+    version: &str,
+    cache: &Path,
+    progress: &dyn Fn(u64, u64),
+) -> Result<crate::fetch::Fetched, AddError> {
     let cache = cache.join(&id.ecosystem);
-    let (language, fetched) = match Language::for_package(&id).map_err(AddError::BadRelease)? {
-        Language::JavaScript => (
-            Language::JavaScript,
-            crate::fetch::fetch_npm(&id, &version, &cache, progress)?,
-        ),
-        Language::Python => (
-            Language::Python,
-            crate::fetch::fetch_pypi(&id, &version, &cache, progress)?,
-        ),
-        Language::OpenApi => {
-            return Err(AddError::BadRelease(format!(
-                "{}: pkg:generic packages have no registry to fetch from; ingest the spec \
+    Ok(
+        match Language::for_package(id).map_err(AddError::BadRelease)? {
+            Language::JavaScript => crate::fetch::fetch_npm(id, version, &cache, progress)?,
+            Language::Python => crate::fetch::fetch_pypi(id, version, &cache, progress)?,
+            Language::OpenApi => {
+                return Err(AddError::BadRelease(format!(
+                    "{}: pkg:generic packages have no registry to fetch from; ingest the spec \
                  file: refgraph ingest SPEC --package {} --version {version}",
-                id.release_purl(&version),
-                id.purl()
-            )));
-        }
-    };
+                    id.release_purl(version),
+                    id.purl()
+                )));
+            }
+        },
+    )
+}
+
+/// Reads a fetched archive and stores it as release `version` of `id`.
+pub fn ingest_fetched(
+    store: &Store,
+    id: &PackageId,
+    version: &str,
+    fetched: &crate::fetch::Fetched,
+) -> Result<IngestReport, AddError> {
+    let language = Language::for_package(id).map_err(AddError::BadRelease)?;
     let (files, diags) = read_release(&fetched.path, language, &Limits::default())?;
     Ok(ingest_files(
         store,
-        &id,
-        &version,
+        id,
+        version,
         &files,
         diags,
         &fetched.url,
-        Some(fetched.sha256),
+        Some(fetched.sha256.clone()),
     )?)
 }
 

@@ -16,6 +16,7 @@ pub mod ingest;
 pub mod lower;
 pub mod mcp;
 pub mod model;
+pub mod project;
 pub mod queries;
 pub mod store;
 pub mod vocab;
