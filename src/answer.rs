@@ -36,6 +36,16 @@ pub enum AnswerError {
         asked: String,
         indexed: Vec<String>,
     },
+    #[error("{0}")]
+    PinnedNotIndexed(Box<PinnedMissing>),
+    #[error("the project roots use different versions of {package}: {}; pass `root` or `version` to choose", .pins.join("; "))]
+    PinConflict { package: String, pins: Vec<String> },
+    #[error("{package}: {how}, but {problem}; pass `version` to choose a release")]
+    PinUnresolved {
+        package: String,
+        how: String,
+        problem: String,
+    },
     #[error("not found: '{name}' in {release}{}", candidates_text(.candidates))]
     NotFound {
         name: String,
@@ -60,6 +70,39 @@ pub enum AnswerError {
     Index(#[from] crate::index::IndexError),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// A release a project pins that is not indexed (and could not be fetched).
+#[derive(Debug)]
+pub struct PinnedMissing {
+    pub package: String,
+    pub version: String,
+    pub how: String,
+    pub indexed: Vec<String>,
+    pub fetch_error: Option<String>,
+}
+
+impl std::fmt::Display for PinnedMissing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} ({}) is not indexed",
+            self.package, self.version, self.how
+        )?;
+        if let Some(e) = &self.fetch_error {
+            write!(f, " and could not be fetched ({e})")?;
+        }
+        let indexed = if self.indexed.is_empty() {
+            "none".to_string()
+        } else {
+            self.indexed.join(", ")
+        };
+        write!(
+            f,
+            "; indexed versions: {indexed}. Not answering from another version: pass `version` \
+             to choose one"
+        )
+    }
 }
 
 fn as_alias(found: Vec<(String, String, String)>) -> Vec<(String, String, String)> {

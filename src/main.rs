@@ -178,6 +178,52 @@ enum Command {
         /// Refuse request bodies larger than BYTES
         #[arg(long, value_name = "BYTES", default_value_t = 1 << 20, requires = "http")]
         max_body: usize,
+        /// Never fetch over stdio: a release the client's project pins that is not indexed is
+        /// reported instead of fetched and ingested, and version ranges resolve against the
+        /// indexed releases. (Over HTTP, sessions never fetch.)
+        #[arg(long)]
+        offline: bool,
+    },
+    /// Which release of each dependency a project uses, and whether it is indexed
+    #[command(
+        long_about = "Which release of each dependency a project uses, read from its own files, and whether refgraph has it indexed.\n\nRead at the top of PATH: requirements*.txt, pyproject.toml (PEP 621, dependency groups, Poetry), Pipfile, Pipfile.lock, poetry.lock, uv.lock, package.json, package-lock.json, npm-shrinkwrap.json, yarn.lock (v1 and berry), pnpm-lock.yaml.\n\nA lockfile's entry wins; else an exact pin in a manifest (==1.10.13, \"4.17.21\"); else the newest release the range admits (PEP 440 for PyPI, npm semver for npm), matched against the registry's release list (cached for a day under DATA/cache/versions) or, with --offline, against the indexed releases. The MCP server answers for these versions when a call omits `version`.",
+        after_help = "Examples:\n  refgraph project                     # the project in the current folder\n  refgraph project ../api --all        # also dependencies of dependencies from the lockfile\n  refgraph --json project . | jq '.[] | select(.indexed | not)'\n  refgraph sync .                      # then fetch and ingest what is missing"
+    )]
+    Project {
+        /// The project folder
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Also the packages only a lockfile lists (dependencies of dependencies)
+        #[arg(long)]
+        all: bool,
+        /// Resolve ranges against the indexed releases instead of asking PyPI and npm
+        #[arg(long)]
+        offline: bool,
+        /// Ask the registries again even if their release lists are cached
+        #[arg(long)]
+        refresh: bool,
+    },
+    /// Fetch and ingest every release a project uses that is not indexed yet
+    #[command(
+        long_about = "Fetch and ingest every release a project uses that is not indexed yet (see `refgraph project` for how versions are chosen). Downloads run concurrently (--jobs), verified by the registry's digest and cached under DATA/cache; each release is ingested as its download lands, atomically. A second run finds everything indexed and sends no request when the versions are pinned (and none within a day for ranges, whose release lists are cached).",
+        after_help = "Examples:\n  refgraph sync                        # the project in the current folder\n  refgraph sync ~/src/app --jobs 8 --all"
+    )]
+    Sync {
+        /// The project folder
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Also the packages only a lockfile lists (dependencies of dependencies)
+        #[arg(long)]
+        all: bool,
+        /// Downloads at once
+        #[arg(long, default_value_t = 4)]
+        jobs: usize,
+        /// Ask the registries again even if their release lists are cached
+        #[arg(long)]
+        refresh: bool,
+        /// Do not update the text index (`refgraph reindex` catches up later)
+        #[arg(long)]
+        no_index: bool,
     },
     /// Searches in the query log that found nothing or nothing relevant, most asked first
     Misses {
@@ -448,6 +494,19 @@ fn run(cli: Cli) -> Result<u8> {
             }
             Ok(exit::OK)
         }
+        Command::Project {
+            path,
+            all,
+            offline,
+            refresh,
+        } => project(&cli, &data, path, *all, *offline, *refresh),
+        Command::Sync {
+            path,
+            all,
+            jobs,
+            refresh,
+            no_index,
+        } => sync(&cli, &data, path, *all, *jobs, *refresh, *no_index),
         Command::Misses { log } => {
             let path = log.clone().unwrap_or_else(|| data.join("query-log.jsonl"));
             let text = std::fs::read_to_string(&path).with_context(|| {
@@ -485,6 +544,7 @@ fn run(cli: Cli) -> Result<u8> {
             query_timeout,
             max_rows,
             max_body,
+            offline,
         } => {
             let log = match query_log {
                 None => None,
@@ -541,7 +601,13 @@ fn run(cli: Cli) -> Result<u8> {
                 .enable_all()
                 .build()?;
             match http {
-                None => rt.block_on(refgraph::mcp::serve_stdio(engine, log))?,
+                None => {
+                    let projects = refgraph::mcp::roots::ProjectOptions {
+                        fetch_cache: (!offline).then(|| data.join("cache")),
+                        ..Default::default()
+                    };
+                    rt.block_on(refgraph::mcp::serve_stdio(engine, log, projects))?
+                }
                 Some(addr) => {
                     let opts = refgraph::http::HttpOptions {
                         addr: *addr,
@@ -1199,6 +1265,175 @@ fn add(
         index_releases(cli, data, &store, &stored)?;
     }
     Ok(if failed == 0 { exit::OK } else { exit::FAILURE })
+}
+
+fn versions_max_age(refresh: bool) -> std::time::Duration {
+    std::time::Duration::from_secs(if refresh { 0 } else { 24 * 3600 })
+}
+
+/// `refgraph project`: each dependency's version, how it was chosen, and whether it is indexed.
+fn project(
+    cli: &Cli,
+    data: &Path,
+    path: &Path,
+    all: bool,
+    offline: bool,
+    refresh: bool,
+) -> Result<u8> {
+    use refgraph::project::{Project, sync::registry_name};
+    let project = Project::load(path).map_err(anyhow::Error::msg)?;
+    let store = Store::open(&store_path(data))?;
+    let engine = Engine::new(store);
+    let releases = engine.releases()?;
+    let indexed_versions = |purl: &str| -> Vec<String> {
+        releases
+            .iter()
+            .filter(|r| r.package == purl)
+            .map(|r| r.version.clone())
+            .collect()
+    };
+    let cache = data.join("cache");
+    let resolved = project.resolve_all(all, &mut |p| {
+        if offline {
+            Ok((indexed_versions(&p.purl()), "indexed releases".into()))
+        } else {
+            refgraph::fetch::registry_versions(p, &cache, versions_max_age(refresh))
+                .map(|v| (v.versions, registry_name(p).to_string()))
+                .map_err(|e| e.to_string())
+        }
+    });
+    let rows: Vec<serde_json::Value> = resolved
+        .iter()
+        .map(|r| {
+            let versions = indexed_versions(&r.package);
+            let mut v = serde_json::to_value(r).expect("serialisable");
+            v["indexed"] =
+                serde_json::json!(r.version.as_ref().is_some_and(|x| versions.contains(x)));
+            v["indexed_versions"] = serde_json::json!(versions);
+            v
+        })
+        .collect();
+    if cli.json {
+        print_json(&rows)?;
+    } else {
+        println!(
+            "{}: read {}",
+            project.dir.display(),
+            project.files.join(", ")
+        );
+        for (r, row) in resolved.iter().zip(&rows) {
+            let state = match (&r.problem, row["indexed"].as_bool()) {
+                (Some(p), _) => format!("unresolved: {p}"),
+                (None, Some(true)) => "indexed".into(),
+                (None, _) => "not indexed".into(),
+            };
+            println!(
+                "  {:<40} {:<14} {:<12} {}",
+                r.package,
+                r.version.as_deref().unwrap_or("?"),
+                state,
+                r.how
+            );
+        }
+    }
+    for p in &project.problems {
+        eprintln!("warning: {p}");
+    }
+    // A git or path dependency is listed, not failed: there is no release to find.
+    let unresolved = resolved
+        .iter()
+        .filter(|r| r.problem.is_some() && !r.not_from_registry)
+        .count();
+    Ok(if unresolved == 0 && project.problems.is_empty() {
+        exit::OK
+    } else {
+        exit::FAILURE
+    })
+}
+
+/// `refgraph sync`: fetch and ingest what the project uses and the store lacks.
+fn sync(
+    cli: &Cli,
+    data: &Path,
+    path: &Path,
+    all: bool,
+    jobs: usize,
+    refresh: bool,
+    no_index: bool,
+) -> Result<u8> {
+    use refgraph::project::sync::{Event, SyncOptions};
+    let project = refgraph::project::Project::load(path).map_err(anyhow::Error::msg)?;
+    for p in &project.problems {
+        eprintln!("warning: {p}");
+    }
+    let store = Store::open(&store_path(data))?;
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} releases {elapsed}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_message("resolving versions");
+    let on = |e: Event<'_>| match e {
+        Event::Planned(n) => bar.set_length(n as u64),
+        Event::Fetching(r) => bar.set_message(format!("fetching {r}")),
+        Event::Ingested(r) => {
+            bar.inc(1);
+            bar.set_message(format!("ingested {r}"));
+        }
+        Event::Failed(r, why) => {
+            bar.inc(1);
+            bar.println(format!("error: {r}: {why}"));
+        }
+    };
+    let opts = SyncOptions {
+        cache: data.join("cache"),
+        jobs,
+        transitive: all,
+        versions_max_age: versions_max_age(refresh),
+    };
+    let report = refgraph::project::sync::sync(&store, &project, &opts, &on)?;
+    bar.finish_and_clear();
+    store.flush()?;
+    if !no_index {
+        index_releases(cli, data, &store, &report.ingested)?;
+    }
+    if cli.json {
+        print_json(&report)?;
+    } else {
+        for i in &report.items {
+            let r = &i.resolution;
+            println!(
+                "  {:<40} {:<14} {:<10} {}{}",
+                r.package,
+                r.version.as_deref().unwrap_or("?"),
+                i.outcome,
+                r.how,
+                i.detail
+                    .as_deref()
+                    .map(|d| format!("; {d}"))
+                    .unwrap_or_default()
+            );
+        }
+        println!(
+            "{} ingested, {} already indexed, {} failed, {} unresolved, {} not from a registry \
+             in {:.1}s; {} registry requests",
+            report.count("ingested"),
+            report.count("indexed"),
+            report.count("failed"),
+            report.count("unresolved"),
+            report.count("skipped"),
+            report.seconds,
+            report.registry_requests
+        );
+    }
+    Ok(
+        if report.count("failed") + report.count("unresolved") == 0 {
+            exit::OK
+        } else {
+            exit::FAILURE
+        },
+    )
 }
 
 /// `add --spec`: the OpenAPI document at `spec` inside an npm release, ingested as the

@@ -1,5 +1,7 @@
 //! The MCP server (rmcp): tool handlers over [`Engine`]; the only module that knows MCP.
 
+pub mod roots;
+
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -7,7 +9,8 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
 };
-use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +19,7 @@ use crate::answer::{
     VersionCheck,
 };
 use crate::diff::DiffReport;
+use roots::{ProjectOptions, Roots};
 
 /// Arguments of `get_api_detail`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -28,9 +32,13 @@ pub struct ApiDetailArgs {
     /// Package URL (`pkg:pypi/click`, `pkg:npm/%40aws-sdk/client-s3`) or bare name (`click`);
     /// may be omitted when the name's first component identifies one indexed package.
     pub package: Option<String>,
-    /// Exact release version (`8.1.7`). Omitted: the newest indexed release, stated as such.
+    /// Exact release version (`8.1.7`). Omitted: the version the client's project pins
+    /// (lockfile or manifest in its roots), else the newest indexed release, stated as such.
     /// A version that is not indexed is an error listing the indexed ones.
     pub version: Option<String>,
+    /// The project folder whose lockfile or manifest picks the version when `version` is
+    /// omitted; by default the client's roots (MCP roots) are read.
+    pub root: Option<String>,
 }
 
 /// Arguments of `check_version`.
@@ -41,8 +49,12 @@ pub struct CheckVersionArgs {
     pub name: String,
     /// Package URL (`pkg:pypi/click`) or bare name.
     pub package: Option<String>,
-    /// The release you care about; the answer says whether the name exists in it.
+    /// The release you care about; the answer says whether the name exists in it. Omitted:
+    /// the version the client's project pins, if it pins one.
     pub version: Option<String>,
+    /// The project folder whose lockfile or manifest picks the version when `version` is
+    /// omitted; by default the client's roots (MCP roots) are read.
+    pub root: Option<String>,
 }
 
 /// Arguments of `diff_versions`.
@@ -67,8 +79,12 @@ pub struct DiffArgs {
 pub struct ListApisArgs {
     /// Package URL (`pkg:pypi/click`) or bare name.
     pub package: String,
-    /// Exact release version; omitted: the newest indexed release.
+    /// Exact release version; omitted: the version the client's project pins, else the
+    /// newest indexed release.
     pub version: Option<String>,
+    /// The project folder whose lockfile or manifest picks the version when `version` is
+    /// omitted; by default the client's roots (MCP roots) are read.
+    pub root: Option<String>,
     /// Only this kind: module, class, function, method, classmethod, staticmethod, property,
     /// attribute, interface, operation, schema.
     pub kind: Option<String>,
@@ -90,6 +106,41 @@ pub struct SparqlArgs {
     /// all releases; `GRAPH <pkg:pypi/click@8.1.7> { ... }` selects one. Prefix
     /// `rg: <https://refgraph.dev/ontology#>`. Updates are refused.
     pub query: String,
+}
+
+/// Arguments of `resolve_versions`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ResolveArgs {
+    /// A project folder on this machine; omitted: each of the client's roots.
+    pub path: Option<String>,
+    /// Also the packages only a lockfile lists (dependencies of dependencies).
+    pub transitive: Option<bool>,
+}
+
+/// What `resolve_versions` found: per project, each dependency's version and its source.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ProjectVersions {
+    pub projects: Vec<ProjectOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ProjectOut {
+    pub root: String,
+    /// The manifests and lockfiles read, in order of precedence.
+    pub files: Vec<String>,
+    /// Files or entries that could not be read.
+    pub problems: Vec<String>,
+    pub dependencies: Vec<DependencyOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DependencyOut {
+    #[serde(flatten)]
+    pub resolution: crate::project::Resolution,
+    /// Whether that release is indexed here.
+    pub indexed: bool,
+    /// The package's indexed releases.
+    pub indexed_versions: Vec<String>,
 }
 
 /// Arguments of `get_page`.
@@ -117,6 +168,7 @@ pub struct RefgraphServer {
     engine: Arc<Engine>,
     tool_router: ToolRouter<Self>,
     log: Option<Arc<QueryLog>>,
+    roots: Arc<Roots>,
 }
 
 /// The query log: one JSON line per tool call (tool, arguments, the version answered from,
@@ -263,6 +315,9 @@ fn error_result(version_line: Option<String>, e: AnswerError) -> Result<CallTool
         (_, AnswerError::VersionNotIndexed { asked, .. }) => {
             format!("[Version: {asked} (not indexed)]\n")
         }
+        (_, AnswerError::PinnedNotIndexed(m)) => {
+            format!("[Version: {} ({}; not indexed)]\n", m.version, m.how)
+        }
         (Some(v), _) => format!("[Version: {v}]\n"),
         (None, _) => "[Version: none]\n".to_string(),
     };
@@ -281,6 +336,7 @@ fn error_result(version_line: Option<String>, e: AnswerError) -> Result<CallTool
             };
             let indexed: Vec<String> = match &other {
                 AnswerError::VersionNotIndexed { indexed, .. } => indexed.clone(),
+                AnswerError::PinnedNotIndexed(m) => m.indexed.clone(),
                 AnswerError::UnknownPackage { indexed, .. }
                 | AnswerError::PackageNeeded { indexed } => indexed.clone(),
                 AnswerError::AmbiguousPackage { matches, .. } => matches.clone(),
@@ -402,7 +458,78 @@ impl RefgraphServer {
             engine,
             tool_router: Self::tool_router(),
             log: None,
+            roots: Arc::new(Roots::new(ProjectOptions::default())),
         }
+    }
+
+    /// Lets project pins fetch missing releases and registry release lists (`opts`).
+    pub fn with_projects(mut self, opts: ProjectOptions) -> Self {
+        self.roots = Arc::new(Roots::new(opts));
+        self
+    }
+
+    /// The release the project pins for the package a call is about (`root`, else the
+    /// client's roots), fetched when missing and allowed; `None` when no project pins it.
+    async fn pinned(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        package: Option<&str>,
+        name: Option<&str>,
+        root: Option<&str>,
+    ) -> Result<Option<Chosen>, AnswerError> {
+        let dirs = match root.map(str::trim).filter(|r| !r.is_empty()) {
+            Some(r) => {
+                let path = url::Url::parse(r)
+                    .ok()
+                    .and_then(|u| u.to_file_path().ok())
+                    .unwrap_or_else(|| std::path::PathBuf::from(r));
+                vec![path]
+            }
+            None => self.roots.folders(&ctx.peer).await,
+        };
+        if dirs.is_empty() {
+            return Ok(None);
+        }
+        let (roots, package, name) = (
+            self.roots.clone(),
+            package.map(str::to_string),
+            name.map(str::to_string),
+        );
+        let pin = self
+            .blocking(move |e| roots.pin(e, &dirs, package.as_deref(), name.as_deref()))
+            .await
+            .map_err(|e| AnswerError::BadArgument(e.message.to_string()))??;
+        match pin {
+            Some(pin) => self.roots.choose_pinned(&self.engine, &pin).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The release a call answers from: the version asked, else the project's pin, else the
+    /// newest indexed release (each stated in the answer's version line).
+    async fn choose_release(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        package: Option<String>,
+        version: Option<String>,
+        name: Option<String>,
+        root: Option<String>,
+    ) -> Result<Chosen, AnswerError> {
+        let asked = version.as_deref().is_some_and(|v| !v.trim().is_empty())
+            || package
+                .as_deref()
+                .and_then(|p| crate::model::PackageId::parse(p.trim()).ok())
+                .is_some_and(|(_, v)| v.is_some());
+        if !asked
+            && let Some(c) = self
+                .pinned(ctx, package.as_deref(), name.as_deref(), root.as_deref())
+                .await?
+        {
+            return Ok(c);
+        }
+        self.blocking(move |e| e.choose(package.as_deref(), version.as_deref(), name.as_deref()))
+            .await
+            .map_err(|e| AnswerError::BadArgument(e.message.to_string()))?
     }
 
     /// Logs every tool call to `log`.
@@ -430,13 +557,24 @@ impl RefgraphServer {
     async fn get_api_detail(
         &self,
         Parameters(a): Parameters<ApiDetailArgs>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let chosen = match self
+            .choose_release(
+                &ctx,
+                a.package.clone(),
+                a.version.clone(),
+                Some(a.name.clone()),
+                a.root.clone(),
+            )
+            .await
+        {
+            Ok(c) => c,
+            Err(e) => return error_result(None, e),
+        };
         let out = self
             .blocking(
                 move |e| -> Result<(Chosen, ApiDetail), (Option<String>, AnswerError)> {
-                    let chosen = e
-                        .choose(a.package.as_deref(), a.version.as_deref(), Some(&a.name))
-                        .map_err(|err| (None, err))?;
                     let d = e
                         .api_detail(&chosen, &a.name)
                         .map_err(|err| (Some(chosen.version_line()), err))?;
@@ -462,14 +600,31 @@ impl RefgraphServer {
     )]
     async fn check_version(
         &self,
-        Parameters(a): Parameters<CheckVersionArgs>,
+        Parameters(mut a): Parameters<CheckVersionArgs>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let mut pinned_line = None;
+        if a.version.as_deref().is_none_or(|v| v.trim().is_empty()) {
+            match self
+                .pinned(&ctx, a.package.as_deref(), Some(&a.name), a.root.as_deref())
+                .await
+            {
+                Ok(Some(c)) => {
+                    pinned_line = Some(c.version_line());
+                    a.package = Some(c.release.package.clone());
+                    a.version = Some(c.release.version.clone());
+                }
+                Ok(None) => {}
+                Err(e) => return error_result(None, e),
+            }
+        }
         let out = self
             .blocking(move |e| e.check_version(a.package.as_deref(), &a.name, a.version.as_deref()))
             .await?;
         match out {
             Ok(c) => {
                 let first = match (&c.requested_version, c.versions.first(), c.versions.last()) {
+                    (Some(_), _, _) if pinned_line.is_some() => pinned_line.unwrap_or_default(),
                     (Some(v), _, _) => v.clone(),
                     (None, Some(a), Some(b)) if a.version != b.version => {
                         format!("{}..{} (all indexed)", a.version, b.version)
@@ -524,13 +679,24 @@ impl RefgraphServer {
     async fn list_apis(
         &self,
         Parameters(a): Parameters<ListApisArgs>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let chosen = match self
+            .choose_release(
+                &ctx,
+                Some(a.package.clone()),
+                a.version.clone(),
+                None,
+                a.root.clone(),
+            )
+            .await
+        {
+            Ok(c) => c,
+            Err(e) => return error_result(None, e),
+        };
         let out = self
             .blocking(
                 move |e| -> Result<(Chosen, ApiList), (Option<String>, AnswerError)> {
-                    let chosen = e
-                        .choose(Some(&a.package), a.version.as_deref(), None)
-                        .map_err(|err| (None, err))?;
                     let l = e
                         .list_filtered(
                             &chosen,
@@ -623,6 +789,30 @@ impl RefgraphServer {
         }
     }
 
+    /// The versions the client's projects use.
+    #[tool(
+        description = "Which release of each dependency the project uses, and why: reads the manifests and lockfiles (requirements*.txt, pyproject.toml, poetry.lock, uv.lock, Pipfile(.lock), package.json, package-lock.json, yarn.lock, pnpm-lock.yaml) of `path` or of each of the client's roots; lockfile pins first, then exact manifest pins, then the newest release a range admits. Says which are indexed. These are the versions get_api_detail, check_version and list_apis answer for when called without `version`.",
+        output_schema = schema_for_output::<ProjectVersions>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn resolve_versions(
+        &self,
+        Parameters(a): Parameters<ResolveArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        match self
+            .project_versions(&ctx, a.path, a.transitive.unwrap_or(false))
+            .await
+        {
+            Ok(p) => Ok(ok_result(
+                "per dependency, from the project's files",
+                project_text(&p),
+                to_value(&p)?,
+            )),
+            Err(e) => error_result(None, e),
+        }
+    }
+
     /// Read-only SPARQL over every indexed release.
     #[tool(
         description = "Run a read-only SPARQL 1.1 query over the knowledge graph (one named graph per release, IRI = Package URL such as <pkg:pypi/click@8.1.7>; vocabulary prefix rg: <https://refgraph.dev/ontology#>; default graph = union of all releases). Returns SPARQL results JSON. Updates are refused; queries are cut at a time limit and a row limit.",
@@ -646,6 +836,95 @@ impl RefgraphServer {
             Err(e) => error_result(Some("all indexed releases".into()), e),
         }
     }
+}
+
+impl RefgraphServer {
+    /// Each project (`path`, else the client's roots) with every dependency resolved.
+    async fn project_versions(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        path: Option<String>,
+        transitive: bool,
+    ) -> Result<ProjectVersions, AnswerError> {
+        let dirs = match path.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+            Some(p) => vec![std::path::PathBuf::from(p)],
+            None => self.roots.folders(&ctx.peer).await,
+        };
+        if dirs.is_empty() {
+            return Err(AnswerError::BadArgument(
+                "the client shares no file:// roots; pass `path`, a project folder on this machine"
+                    .into(),
+            ));
+        }
+        let roots = self.roots.clone();
+        self.blocking(move |e| -> Result<Vec<ProjectOut>, AnswerError> {
+            let mut projects = Vec::new();
+            for dir in dirs {
+                let project = roots.project(&dir).map_err(AnswerError::BadArgument)?;
+                let resolved = project.resolve_all(transitive, &mut |p| roots.available(e, p));
+                let mut dependencies = Vec::new();
+                for r in resolved {
+                    let indexed_versions: Vec<String> = match e.package_releases(&r.package) {
+                        Ok((_, rels, _)) => rels.into_iter().map(|r| r.version).collect(),
+                        Err(_) => Vec::new(),
+                    };
+                    dependencies.push(DependencyOut {
+                        indexed: r
+                            .version
+                            .as_ref()
+                            .is_some_and(|v| indexed_versions.contains(v)),
+                        indexed_versions,
+                        resolution: r,
+                    });
+                }
+                projects.push(ProjectOut {
+                    root: dir.display().to_string(),
+                    files: project.files.clone(),
+                    problems: project.problems.clone(),
+                    dependencies,
+                });
+            }
+            Ok(projects)
+        })
+        .await
+        .map_err(|e| AnswerError::BadArgument(e.message.to_string()))?
+        .map(|projects| ProjectVersions { projects })
+    }
+}
+
+fn project_text(p: &ProjectVersions) -> String {
+    let mut text = String::new();
+    for proj in &p.projects {
+        text.push_str(&format!(
+            "{} (read {})\n",
+            proj.root,
+            if proj.files.is_empty() {
+                "nothing".to_string()
+            } else {
+                proj.files.join(", ")
+            }
+        ));
+        for d in &proj.dependencies {
+            let r = &d.resolution;
+            let state = match (&r.version, &r.problem) {
+                (_, Some(problem)) if r.not_from_registry => format!("skipped: {problem}"),
+                (_, Some(problem)) => format!("unresolved: {problem}"),
+                (Some(_), None) if d.indexed => "indexed".into(),
+                _ if d.indexed_versions.is_empty() => "not indexed".into(),
+                _ => format!("not indexed (indexed: {})", d.indexed_versions.join(", ")),
+            };
+            text.push_str(&format!(
+                "  {} {} ({}) {state}\n",
+                r.package,
+                r.version.as_deref().unwrap_or("?"),
+                r.how
+            ));
+        }
+        for problem in &proj.problems {
+            text.push_str(&format!("  problem: {problem}\n"));
+        }
+    }
+    text
 }
 
 /// Doc pages are MCP resources: `refgraph://page/<percent-encoded page id>`.
@@ -739,6 +1018,13 @@ impl ServerHandler for RefgraphServer {
             }
             Err(e) => Err(ErrorData::resource_not_found(e.to_string(), None)),
         }
+    }
+
+    async fn on_roots_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleServer>,
+    ) {
+        self.roots.invalidate().await;
     }
 
     async fn call_tool(
@@ -898,10 +1184,14 @@ pub enum McpError {
 
 /// Serves MCP on stdin/stdout until the client disconnects. Logs go to stderr; with `log`,
 /// every tool call is appended to the query log.
-pub async fn serve_stdio(engine: Arc<Engine>, log: Option<Arc<QueryLog>>) -> Result<(), McpError> {
+pub async fn serve_stdio(
+    engine: Arc<Engine>,
+    log: Option<Arc<QueryLog>>,
+    projects: ProjectOptions,
+) -> Result<(), McpError> {
     use rmcp::ServiceExt;
     engine.warm_in_background();
-    let mut server = RefgraphServer::new(engine);
+    let mut server = RefgraphServer::new(engine).with_projects(projects);
     if let Some(log) = log {
         server = server.with_log(log);
     }

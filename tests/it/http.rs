@@ -220,6 +220,7 @@ fn the_mcp_python_sdk_lists_and_calls_tools_over_streamable_http() {
         "get_page",
         "diff_versions",
         "sparql_query",
+        "resolve_versions",
     ] {
         assert!(tools.contains(&t), "{t} is listed: {tools:?}");
     }

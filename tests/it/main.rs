@@ -15,6 +15,7 @@ mod npm_oracle;
 mod npm_samples;
 mod openapi;
 mod oracle;
+mod project;
 mod samples;
 mod search;
 mod search_quality;

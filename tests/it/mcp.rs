@@ -56,6 +56,7 @@ async fn tools_answer_with_version_lines_structured_content_and_clear_errors() {
             "get_api_detail",
             "get_page",
             "list_apis",
+            "resolve_versions",
             "search_docs",
             "sparql_query"
         ]

@@ -1,0 +1,351 @@
+//! The client's projects: when a tool call omits `version`, the release the project pins.
+//!
+//! The server asks the client for its roots (the MCP roots capability) once, and again after
+//! `notifications/roots/list_changed`; each `file://` root is read as a [`Project`] (cached
+//! until a file at its top changes). A pinned release that is not indexed is fetched from its
+//! registry and ingested when the server may fetch; otherwise, or when that fails, the answer
+//! says which version was pinned and which are indexed, and answers from none of them.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use rmcp::RoleServer;
+use rmcp::service::Peer;
+
+use crate::answer::{AnswerError, Chosen, Engine};
+use crate::model::PackageId;
+use crate::project::{Project, Resolution};
+
+/// What the server may do for project pins.
+#[derive(Debug, Clone)]
+pub struct ProjectOptions {
+    /// Where registry downloads and release lists are cached; `None`: never fetch (pinned
+    /// releases that are not indexed are reported, ranges resolve against indexed releases).
+    pub fetch_cache: Option<PathBuf>,
+    /// How long a registry's release list is reused.
+    pub versions_max_age: Duration,
+}
+
+impl Default for ProjectOptions {
+    fn default() -> Self {
+        ProjectOptions {
+            fetch_cache: None,
+            versions_max_age: Duration::from_secs(24 * 3600),
+        }
+    }
+}
+
+/// The version a project pins for one package, and where that comes from.
+#[derive(Debug, Clone)]
+pub struct Pin {
+    pub package: String,
+    pub version: String,
+    /// `pinned by poetry.lock:41`, with the root when the client has several.
+    pub how: String,
+}
+
+type Stamp = Vec<(String, Option<SystemTime>)>;
+
+/// One session's view of the client's roots.
+pub struct Roots {
+    opts: ProjectOptions,
+    listed: tokio::sync::Mutex<Option<Vec<PathBuf>>>,
+    projects: Mutex<HashMap<PathBuf, (Stamp, Arc<Project>)>>,
+    fetching: tokio::sync::Mutex<()>,
+}
+
+impl Roots {
+    pub fn new(opts: ProjectOptions) -> Self {
+        Roots {
+            opts,
+            listed: tokio::sync::Mutex::new(None),
+            projects: Mutex::new(HashMap::new()),
+            fetching: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// Forgets the listed roots (the client said they changed).
+    pub async fn invalidate(&self) {
+        *self.listed.lock().await = None;
+    }
+
+    /// The client's `file://` roots as folders, asked once per change; none when the client
+    /// does not offer roots.
+    #[allow(deprecated)] // roots are deprecated by SEP-2577 but are what clients send today
+    pub async fn folders(&self, peer: &Peer<RoleServer>) -> Vec<PathBuf> {
+        let offers = peer
+            .peer_info()
+            .is_some_and(|i| i.capabilities.roots.is_some());
+        if !offers {
+            return Vec::new();
+        }
+        let mut listed = self.listed.lock().await;
+        if let Some(l) = listed.as_ref() {
+            return l.clone();
+        }
+        let asked = tokio::time::timeout(Duration::from_secs(10), peer.list_roots()).await;
+        let roots = match asked {
+            Ok(Ok(r)) => r.roots,
+            Ok(Err(e)) => {
+                tracing::warn!("the client did not list its roots: {e}");
+                return Vec::new();
+            }
+            Err(_) => {
+                tracing::warn!("the client did not list its roots within 10 s");
+                return Vec::new();
+            }
+        };
+        let dirs: Vec<PathBuf> = roots
+            .iter()
+            .filter_map(|r| {
+                let path = url::Url::parse(&r.uri).ok()?.to_file_path().ok();
+                if path.is_none() {
+                    tracing::info!("root {} is not a local folder; ignored", r.uri);
+                }
+                path
+            })
+            .collect();
+        *listed = Some(dirs.clone());
+        dirs
+    }
+
+    /// The project in `dir`, re-read when a file at its top changed.
+    pub fn project(&self, dir: &Path) -> Result<Arc<Project>, String> {
+        let stamp = stamp(dir);
+        if let Some((s, p)) = self.projects.lock().expect("lock").get(dir)
+            && *s == stamp
+        {
+            return Ok(p.clone());
+        }
+        let p = Arc::new(Project::load(dir)?);
+        self.projects
+            .lock()
+            .expect("lock")
+            .insert(dir.to_path_buf(), (stamp, p.clone()));
+        Ok(p)
+    }
+
+    /// The versions a range is matched against: the registry's (cached) when fetching is
+    /// allowed, else the indexed releases.
+    pub fn available(
+        &self,
+        engine: &Engine,
+        package: &PackageId,
+    ) -> Result<(Vec<String>, String), String> {
+        match &self.opts.fetch_cache {
+            Some(cache) => {
+                crate::fetch::registry_versions(package, cache, self.opts.versions_max_age)
+                    .map(|v| {
+                        let what = crate::project::sync::registry_name(package);
+                        (v.versions, what.to_string())
+                    })
+                    .map_err(|e| e.to_string())
+            }
+            None => match engine.package_releases(&package.purl()) {
+                Ok((_, rels, _)) => Ok((
+                    rels.into_iter().map(|r| r.version).collect(),
+                    "indexed releases".into(),
+                )),
+                Err(e) => Err(e.to_string()),
+            },
+        }
+    }
+
+    /// The pin for the package a call is about (`package`, or the one `name` belongs to) in
+    /// `dirs`: `None` when no project mentions it. Projects that disagree are an error.
+    pub fn pin(
+        &self,
+        engine: &Engine,
+        dirs: &[PathBuf],
+        package: Option<&str>,
+        name: Option<&str>,
+    ) -> Result<Option<Pin>, AnswerError> {
+        let mut found: Vec<(&PathBuf, Resolution)> = Vec::new();
+        for dir in dirs {
+            let project = match self.project(dir) {
+                Ok(p) => p,
+                Err(e) => {
+                    tracing::info!("root {}: {e}", dir.display());
+                    continue;
+                }
+            };
+            for id in candidates(engine, &project, package, name) {
+                if let Some(r) = project.resolve(&id, &mut |p| self.available(engine, p)) {
+                    found.push((dir, r));
+                    break;
+                }
+            }
+        }
+        let several = dirs.len() > 1;
+        let how = |dir: &Path, r: &Resolution| {
+            if several {
+                format!("{} in {}", r.how, dir.display())
+            } else {
+                r.how.clone()
+            }
+        };
+        let Some((dir, first)) = found.first() else {
+            return Ok(None);
+        };
+        if let Some(problem) = &first.problem {
+            return Err(AnswerError::PinUnresolved {
+                package: first.package.clone(),
+                how: how(dir, first),
+                problem: problem.clone(),
+            });
+        }
+        if found
+            .iter()
+            .any(|(_, r)| r.package != first.package || r.version != first.version)
+        {
+            return Err(AnswerError::PinConflict {
+                package: first.package.clone(),
+                pins: found
+                    .iter()
+                    .map(|(d, r)| {
+                        format!(
+                            "{} {} ({})",
+                            r.package,
+                            r.version.as_deref().unwrap_or("unresolved"),
+                            how(d, r)
+                        )
+                    })
+                    .collect(),
+            });
+        }
+        Ok(Some(Pin {
+            package: first.package.clone(),
+            version: first.version.clone().expect("resolved without a problem"),
+            how: how(dir, first),
+        }))
+    }
+
+    /// The release `pin` names, fetched and ingested first when it is not indexed and the
+    /// server may fetch. Never another release.
+    pub async fn choose_pinned(
+        &self,
+        engine: &Arc<Engine>,
+        pin: &Pin,
+    ) -> Result<Chosen, AnswerError> {
+        let choose = || {
+            let pin = pin.clone();
+            move |e: &Engine| -> Result<Chosen, AnswerError> {
+                let mut c = e.choose(Some(&pin.package), Some(&pin.version), None)?;
+                c.how = Some(pin.how);
+                Ok(c)
+            }
+        };
+        let missing = |indexed: Vec<String>, fetch_error: Option<String>| {
+            AnswerError::PinnedNotIndexed(Box::new(crate::answer::PinnedMissing {
+                package: pin.package.clone(),
+                version: pin.version.clone(),
+                how: pin.how.clone(),
+                indexed,
+                fetch_error,
+            }))
+        };
+        let indexed = match run(engine, choose()).await {
+            Err(AnswerError::VersionNotIndexed { indexed, .. }) => indexed,
+            Err(AnswerError::UnknownPackage { .. } | AnswerError::NothingIndexed) => Vec::new(),
+            other => return other,
+        };
+        let Some(cache) = self.opts.fetch_cache.clone() else {
+            return Err(missing(indexed, None));
+        };
+        // One fetch at a time: two calls about one missing release fetch it once.
+        let _one = self.fetching.lock().await;
+        if let Ok(c) = run(engine, choose()).await {
+            return Ok(c);
+        }
+        let release = format!("{}@{}", pin.package, pin.version);
+        tracing::info!("fetching {release} ({})", pin.how);
+        let fetched = run(engine, move |e| {
+            crate::ingest::fetch_and_ingest(e.store(), &release, &cache, &|_, _| {})
+        })
+        .await;
+        match fetched {
+            Ok(report) => {
+                tracing::info!("ingested {} for a project pin", report.release);
+                if engine.text_index_handle().is_some() {
+                    let engine = engine.clone();
+                    tokio::task::spawn_blocking(move || {
+                        if let Err(e) = engine.sync_index(false, &|_, _, _| {}) {
+                            tracing::warn!("text index not updated: {e}");
+                        }
+                    });
+                }
+                run(engine, choose()).await
+            }
+            Err(e) => Err(missing(indexed, Some(e.to_string()))),
+        }
+    }
+}
+
+async fn run<T: Send + 'static>(
+    engine: &Arc<Engine>,
+    f: impl FnOnce(&Engine) -> T + Send + 'static,
+) -> T {
+    let engine = engine.clone();
+    tokio::task::spawn_blocking(move || f(&engine))
+        .await
+        .expect("worker thread")
+}
+
+/// The packages a call may be about, most likely first: the one named, else the project's
+/// packages named like the name's first component (a Python import root, an npm specifier),
+/// then the indexed package the engine infers from the name.
+fn candidates(
+    engine: &Engine,
+    project: &Project,
+    package: Option<&str>,
+    name: Option<&str>,
+) -> Vec<PackageId> {
+    let mut out = Vec::new();
+    if let Some(p) = package.filter(|p| !p.trim().is_empty()) {
+        match PackageId::parse(p.trim()) {
+            Ok((id, _)) if !id.ecosystem.is_empty() => out.push(id),
+            Ok((id, _)) => out.extend(project.packages_named(&id.name)),
+            Err(_) => {}
+        }
+        return out;
+    }
+    let Some(name) = name else { return out };
+    let root = match name.split_once(':') {
+        // `@scope/pkg/sub:Export` and `pkg/sub:Export` belong to `@scope/pkg` and `pkg`.
+        Some((spec, _)) => {
+            let keep = if spec.starts_with('@') { 2 } else { 1 };
+            spec.split('/').take(keep).collect::<Vec<_>>().join("/")
+        }
+        None => name.split('.').next().unwrap_or(name).to_string(),
+    };
+    out.extend(project.packages_named(&root));
+    // An import name that differs from the distribution's (`yaml` of PyYAML): the indexed
+    // package the engine infers.
+    if let Ok(c) = engine.choose(None, None, Some(name))
+        && let Ok((id, _)) = PackageId::parse(&c.release.package)
+    {
+        out.push(id);
+    }
+    out
+}
+
+/// The modification times of the files at the top of `dir`: a project is re-read when one
+/// of them changes (or one appears or goes).
+fn stamp(dir: &Path) -> Stamp {
+    let mut s: Stamp = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().to_string(),
+                e.metadata().and_then(|m| m.modified()).ok(),
+            )
+        })
+        .collect();
+    s.sort();
+    s
+}
