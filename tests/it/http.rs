@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use oxigraph::io::{RdfFormat, RdfParser};
 use serde_json::Value;
 
-use crate::openapi::oracle::python;
 use crate::support::{cache_dir, repo};
 
 /// A running `refgraph serve --http` on a free loopback port, over a fresh on-disk store with
@@ -142,17 +141,8 @@ fn post_update(server: &Server, update: &str, token: Option<&str>) -> u16 {
 }
 
 fn run_python(script: &str, args: &[&str]) -> Value {
-    let out = Command::new(python())
-        .arg(repo().join(script))
-        .args(args)
-        .output()
-        .expect("python runs (scripts/setup installs the test clients into the venv)");
-    assert!(
-        out.status.success(),
-        "{script} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+    crate::support::run_python(script, &args, &[])
 }
 
 const RELEASES: [[&str; 2]; 3] = [

@@ -63,25 +63,7 @@ const RELEASES: &[Release] = &[
 
 /// `npm install typescript` into the test cache once.
 pub fn node_tools(cache: &Path) -> PathBuf {
-    let tools = cache.join("node_tools");
-    if tools.join("node_modules/typescript/package.json").exists() {
-        return tools;
-    }
-    std::fs::create_dir_all(&tools).unwrap();
-    std::fs::write(tools.join("package.json"), "{\"private\": true}\n").unwrap();
-    let status = Command::new("npm")
-        .current_dir(&tools)
-        .args([
-            "install",
-            "--silent",
-            "--no-audit",
-            "--no-fund",
-            "typescript@5.4.5",
-        ])
-        .status()
-        .expect("npm is needed for the npm oracle test (see scripts/setup)");
-    assert!(status.success(), "npm install typescript failed");
-    tools
+    crate::support::npm_install(cache, "node_tools", "typescript", "typescript@5.4.5")
 }
 
 /// Unpacks an npm tarball for the oracle (`DIR/package/...`), once.

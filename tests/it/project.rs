@@ -3,7 +3,8 @@
 //! independent oracles (Python's `packaging`, npm's `semver`), `refgraph sync` with ten
 //! dependencies, and MCP roots with the official MCP Python SDK.
 
-use std::path::{Path, PathBuf};
+use std::ffi::OsStr;
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -12,7 +13,7 @@ use refgraph::project::{Project, Resolution};
 use serde_json::Value;
 
 use crate::openapi::oracle::python;
-use crate::support::{cache_dir, repo};
+use crate::support::{cache_dir, npm_install, repo, run_python};
 
 fn project(name: &str) -> Project {
     Project::load(&repo().join("samples/projects").join(name)).unwrap()
@@ -231,29 +232,6 @@ fn broken_project_files_are_reported_and_the_rest_still_counts() {
     assert!(e.contains("pnpm-lock.yaml"), "{e}");
 }
 
-/// `npm install semver` into the test cache once: the npm oracle for ranges.
-fn node_semver(cache: &Path) -> PathBuf {
-    let tools = cache.join("node_semver");
-    if tools.join("node_modules/semver/package.json").exists() {
-        return tools;
-    }
-    std::fs::create_dir_all(&tools).unwrap();
-    std::fs::write(tools.join("package.json"), "{\"private\": true}\n").unwrap();
-    let status = Command::new("npm")
-        .current_dir(&tools)
-        .args([
-            "install",
-            "--silent",
-            "--no-audit",
-            "--no-fund",
-            "semver@7.6.3",
-        ])
-        .status()
-        .expect("npm is needed for the semver oracle (see scripts/setup)");
-    assert!(status.success(), "npm install semver failed");
-    tools
-}
-
 const PACKAGING_ORACLE: &str = r#"
 import json, sys
 from packaging.specifiers import SpecifierSet
@@ -329,7 +307,7 @@ fn ranges_agree_with_packaging_and_node_semver_on_real_release_lists() {
                 &Value::from(cases),
             )
         } else {
-            let tools = node_semver(&cache_dir());
+            let tools = npm_install(&cache_dir(), "node_semver", "semver", "semver@7.6.3");
             oracle(
                 Command::new("node").args(["-e", SEMVER_ORACLE, tools.to_str().unwrap()]),
                 &Value::from(cases),
@@ -437,22 +415,19 @@ fn sync_ingests_ten_dependencies_and_a_second_run_sends_no_request() {
 }
 
 fn run_roots_client(data: &Path, a: &Path, b: &Path, extra: &[&str]) -> Value {
-    let out = Command::new(python())
-        .arg(repo().join("tests/mcp/roots.py"))
-        .arg(env!("CARGO_BIN_EXE_refgraph"))
-        .arg(data)
-        .arg(a)
-        .arg(b)
-        .args(extra)
-        .env("REFGRAPH_MODEL_DIR", data.join("no-model"))
-        .output()
-        .expect("python runs (scripts/setup installs the MCP SDK into the venv)");
-    assert!(
-        out.status.success(),
-        "roots.py failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let mut args: Vec<&OsStr> = vec![
+        OsStr::new(env!("CARGO_BIN_EXE_refgraph")),
+        data.as_os_str(),
+        a.as_os_str(),
+        b.as_os_str(),
+    ];
+    args.extend(extra.iter().map(OsStr::new));
+    let no_model = data.join("no-model");
+    run_python(
+        "tests/mcp/roots.py",
+        &args,
+        &[("REFGRAPH_MODEL_DIR", &no_model)],
+    )
 }
 
 fn first_line(v: &Value) -> &str {

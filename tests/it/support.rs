@@ -81,3 +81,49 @@ pub fn snapshot(e: &Engine, package: &str, version: &str, name: &str) -> String 
         serde_json::to_string(&l).unwrap()
     )
 }
+
+/// `npm install SPEC` into `cache/dir` once (`name` is the package whose `package.json` says
+/// it is there): the node oracles' tools.
+pub fn npm_install(cache: &std::path::Path, dir: &str, name: &str, spec: &str) -> PathBuf {
+    let tools = cache.join(dir);
+    if tools
+        .join("node_modules")
+        .join(name)
+        .join("package.json")
+        .exists()
+    {
+        return tools;
+    }
+    std::fs::create_dir_all(&tools).unwrap();
+    std::fs::write(tools.join("package.json"), "{\"private\": true}\n").unwrap();
+    let status = std::process::Command::new("npm")
+        .current_dir(&tools)
+        .args(["install", "--silent", "--no-audit", "--no-fund", spec])
+        .status()
+        .expect("npm is needed for the node oracles (see scripts/setup)");
+    assert!(status.success(), "npm install {spec} failed");
+    tools
+}
+
+/// Runs a Python script of the repository in the test venv and reads the one JSON object it
+/// prints (the real-client tests: SPARQLWrapper, the MCP Python SDK).
+pub fn run_python(
+    script: &str,
+    args: &[&std::ffi::OsStr],
+    envs: &[(&str, &std::path::Path)],
+) -> serde_json::Value {
+    let mut cmd = std::process::Command::new(crate::openapi::oracle::python());
+    cmd.arg(repo().join(script)).args(args);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .output()
+        .expect("python runs (scripts/setup installs the test clients into the venv)");
+    assert!(
+        out.status.success(),
+        "{script} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
