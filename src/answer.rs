@@ -66,6 +66,8 @@ pub enum AnswerError {
     NoTextIndex,
     #[error("no page or chunk with id '{0}' (ids come from search_docs results)")]
     PageNotFound(String),
+    #[error("internal error: {0}")]
+    Internal(String),
     #[error(transparent)]
     Index(#[from] crate::index::IndexError),
     #[error(transparent)]
@@ -624,6 +626,17 @@ impl Engine {
                 .then_with(|| version_key(&a.version).cmp(&version_key(&b.version)))
         });
         Ok(out)
+    }
+
+    /// The indexed versions of the package `purl` (`pkg:pypi/click`), oldest first; none when
+    /// it is not indexed.
+    pub fn indexed_versions(&self, purl: &str) -> Result<Vec<String>, AnswerError> {
+        Ok(self
+            .releases()?
+            .into_iter()
+            .filter(|r| r.package == purl)
+            .map(|r| r.version)
+            .collect())
     }
 
     /// The releases of one package, oldest first. `package` is a Package URL (with or without

@@ -372,6 +372,11 @@ fn download(
     })
 }
 
+/// A package's path on the npm registry: `@scope/name` is one segment (`@scope%2fname`).
+fn npm_path(name: &str) -> String {
+    name.replacen('/', "%2f", usize::from(name.starts_with('@')))
+}
+
 fn npm_registry() -> String {
     std::env::var("REFGRAPH_NPM_URL")
         .unwrap_or_else(|_| "https://registry.npmjs.org".into())
@@ -410,8 +415,7 @@ pub fn fetch_npm(
         return Err(FetchError::UnsupportedEcosystem(package.purl()));
     }
     let name = package.display_name();
-    // `@scope/name` is one path segment to the registry.
-    let path = name.replacen('/', "%2f", usize::from(name.starts_with('@')));
+    let path = npm_path(&name);
     let base = npm_registry();
     // The per-version document is small, but some registries do not serve it for scoped
     // packages; the (abbreviated) packument always lists every version.
@@ -509,7 +513,7 @@ pub fn registry_versions(
         }
         "npm" => {
             let name = package.display_name();
-            let path = name.replacen('/', "%2f", usize::from(name.starts_with('@')));
+            let path = npm_path(&name);
             let Some(doc) = get_json::<NpmPackument>(&format!("{}/{path}", npm_registry()))? else {
                 return Err(FetchError::UnknownPackage {
                     registry: "npm",

@@ -138,7 +138,13 @@ fn router(
     let mcp_engine = engine.clone();
     let mcp = StreamableHttpService::new(
         move || {
-            let server = RefgraphServer::new(mcp_engine.clone());
+            // Roots and `root`/`path` name folders on the client's machine, not this one's.
+            let server = RefgraphServer::new(mcp_engine.clone()).with_projects(
+                crate::mcp::roots::ProjectOptions {
+                    read_projects: false,
+                    ..Default::default()
+                },
+            );
             Ok(match &log {
                 Some(l) => server.with_log(l.clone()),
                 None => server,

@@ -1284,14 +1284,7 @@ fn project(
     let project = Project::load(path).map_err(anyhow::Error::msg)?;
     let store = Store::open(&store_path(data))?;
     let engine = Engine::new(store);
-    let releases = engine.releases()?;
-    let indexed_versions = |purl: &str| -> Vec<String> {
-        releases
-            .iter()
-            .filter(|r| r.package == purl)
-            .map(|r| r.version.clone())
-            .collect()
-    };
+    let indexed_versions = |purl: &str| engine.indexed_versions(purl).unwrap_or_default();
     let cache = data.join("cache");
     let resolved = project.resolve_all(all, &mut |p| {
         if offline {
@@ -1323,6 +1316,7 @@ fn project(
         );
         for (r, row) in resolved.iter().zip(&rows) {
             let state = match (&r.problem, row["indexed"].as_bool()) {
+                (Some(p), _) if r.not_from_registry => format!("skipped: {p}"),
                 (Some(p), _) => format!("unresolved: {p}"),
                 (None, Some(true)) => "indexed".into(),
                 (None, _) => "not indexed".into(),

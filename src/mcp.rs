@@ -108,6 +108,15 @@ pub struct SparqlArgs {
     pub query: String,
 }
 
+/// Whether a call names its release itself (`version`, or `pkg:...@version`): then no
+/// project pin applies.
+fn version_asked(package: Option<&str>, version: Option<&str>) -> bool {
+    version.is_some_and(|v| !v.trim().is_empty())
+        || package
+            .and_then(|p| crate::model::PackageId::parse(p.trim()).ok())
+            .is_some_and(|(_, v)| v.is_some())
+}
+
 /// Arguments of `resolve_versions`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ResolveArgs {
@@ -324,6 +333,7 @@ fn error_result(version_line: Option<String>, e: AnswerError) -> Result<CallTool
     match e {
         AnswerError::Store(inner) => Err(ErrorData::internal_error(inner.to_string(), None)),
         AnswerError::Index(inner) => Err(ErrorData::internal_error(inner.to_string(), None)),
+        AnswerError::Internal(inner) => Err(ErrorData::internal_error(inner, None)),
         AnswerError::Timeout(_) | AnswerError::BadQuery(_) | AnswerError::UpdateRefused => {
             let mut r = CallToolResult::error(vec![ContentBlock::text(format!("{head}{e}"))]);
             r.structured_content = None;
@@ -477,28 +487,24 @@ impl RefgraphServer {
         name: Option<&str>,
         root: Option<&str>,
     ) -> Result<Option<Chosen>, AnswerError> {
-        let dirs = match root.map(str::trim).filter(|r| !r.is_empty()) {
-            Some(r) => {
-                let path = url::Url::parse(r)
-                    .ok()
-                    .and_then(|u| u.to_file_path().ok())
-                    .unwrap_or_else(|| std::path::PathBuf::from(r));
-                vec![path]
-            }
+        let explicit = root.map(str::trim).filter(|r| !r.is_empty());
+        let dirs = match explicit {
+            Some(r) => vec![self.roots.explicit_root(r)?],
             None => self.roots.folders(&ctx.peer).await,
         };
         if dirs.is_empty() {
             return Ok(None);
         }
-        let (roots, package, name) = (
+        let (roots, package, name, strict) = (
             self.roots.clone(),
             package.map(str::to_string),
             name.map(str::to_string),
+            explicit.is_some(),
         );
-        let pin = self
-            .blocking(move |e| roots.pin(e, &dirs, package.as_deref(), name.as_deref()))
-            .await
-            .map_err(|e| AnswerError::BadArgument(e.message.to_string()))??;
+        let pin = on_worker(&self.engine, move |e| {
+            roots.pin(e, &dirs, package.as_deref(), name.as_deref(), strict)
+        })
+        .await??;
         match pin {
             Some(pin) => self.roots.choose_pinned(&self.engine, &pin).await.map(Some),
             None => Ok(None),
@@ -515,21 +521,17 @@ impl RefgraphServer {
         name: Option<String>,
         root: Option<String>,
     ) -> Result<Chosen, AnswerError> {
-        let asked = version.as_deref().is_some_and(|v| !v.trim().is_empty())
-            || package
-                .as_deref()
-                .and_then(|p| crate::model::PackageId::parse(p.trim()).ok())
-                .is_some_and(|(_, v)| v.is_some());
-        if !asked
+        if !version_asked(package.as_deref(), version.as_deref())
             && let Some(c) = self
                 .pinned(ctx, package.as_deref(), name.as_deref(), root.as_deref())
                 .await?
         {
             return Ok(c);
         }
-        self.blocking(move |e| e.choose(package.as_deref(), version.as_deref(), name.as_deref()))
-            .await
-            .map_err(|e| AnswerError::BadArgument(e.message.to_string()))?
+        on_worker(&self.engine, move |e| {
+            e.choose(package.as_deref(), version.as_deref(), name.as_deref())
+        })
+        .await?
     }
 
     /// Logs every tool call to `log`.
@@ -542,10 +544,9 @@ impl RefgraphServer {
         &self,
         f: impl FnOnce(&Engine) -> T + Send + 'static,
     ) -> Result<T, ErrorData> {
-        let engine = self.engine.clone();
-        tokio::task::spawn_blocking(move || f(&engine))
+        on_worker(&self.engine, f)
             .await
-            .map_err(|e| ErrorData::internal_error(format!("worker failed: {e}"), None))
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
 
     /// The exact signature of one API symbol in one indexed release.
@@ -604,7 +605,7 @@ impl RefgraphServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let mut pinned_line = None;
-        if a.version.as_deref().is_none_or(|v| v.trim().is_empty()) {
+        if !version_asked(a.package.as_deref(), a.version.as_deref()) {
             match self
                 .pinned(&ctx, a.package.as_deref(), Some(&a.name), a.root.as_deref())
                 .await
@@ -847,7 +848,7 @@ impl RefgraphServer {
         transitive: bool,
     ) -> Result<ProjectVersions, AnswerError> {
         let dirs = match path.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
-            Some(p) => vec![std::path::PathBuf::from(p)],
+            Some(p) => vec![self.roots.explicit_root(p)?],
             None => self.roots.folders(&ctx.peer).await,
         };
         if dirs.is_empty() {
@@ -857,37 +858,36 @@ impl RefgraphServer {
             ));
         }
         let roots = self.roots.clone();
-        self.blocking(move |e| -> Result<Vec<ProjectOut>, AnswerError> {
-            let mut projects = Vec::new();
-            for dir in dirs {
-                let project = roots.project(&dir).map_err(AnswerError::BadArgument)?;
-                let resolved = project.resolve_all(transitive, &mut |p| roots.available(e, p));
-                let mut dependencies = Vec::new();
-                for r in resolved {
-                    let indexed_versions: Vec<String> = match e.package_releases(&r.package) {
-                        Ok((_, rels, _)) => rels.into_iter().map(|r| r.version).collect(),
-                        Err(_) => Vec::new(),
-                    };
-                    dependencies.push(DependencyOut {
-                        indexed: r
-                            .version
-                            .as_ref()
-                            .is_some_and(|v| indexed_versions.contains(v)),
-                        indexed_versions,
-                        resolution: r,
+        on_worker(
+            &self.engine,
+            move |e| -> Result<Vec<ProjectOut>, AnswerError> {
+                let mut projects = Vec::new();
+                for dir in dirs {
+                    let project = roots.project(&dir).map_err(AnswerError::BadArgument)?;
+                    let resolved = project.resolve_all(transitive, &mut |p| roots.available(e, p));
+                    let mut dependencies = Vec::new();
+                    for r in resolved {
+                        let indexed_versions = e.indexed_versions(&r.package)?;
+                        dependencies.push(DependencyOut {
+                            indexed: r
+                                .version
+                                .as_ref()
+                                .is_some_and(|v| indexed_versions.contains(v)),
+                            indexed_versions,
+                            resolution: r,
+                        });
+                    }
+                    projects.push(ProjectOut {
+                        root: dir.display().to_string(),
+                        files: project.files.clone(),
+                        problems: project.problems.clone(),
+                        dependencies,
                     });
                 }
-                projects.push(ProjectOut {
-                    root: dir.display().to_string(),
-                    files: project.files.clone(),
-                    problems: project.problems.clone(),
-                    dependencies,
-                });
-            }
-            Ok(projects)
-        })
-        .await
-        .map_err(|e| AnswerError::BadArgument(e.message.to_string()))?
+                Ok(projects)
+            },
+        )
+        .await?
         .map(|projects| ProjectVersions { projects })
     }
 }
@@ -925,6 +925,17 @@ fn project_text(p: &ProjectVersions) -> String {
         }
     }
     text
+}
+
+/// Runs `f` on a blocking thread: store reads and ingests never stall the async runtime.
+pub(crate) async fn on_worker<T: Send + 'static>(
+    engine: &Arc<Engine>,
+    f: impl FnOnce(&Engine) -> T + Send + 'static,
+) -> Result<T, AnswerError> {
+    let engine = engine.clone();
+    tokio::task::spawn_blocking(move || f(&engine))
+        .await
+        .map_err(|e| AnswerError::Internal(format!("worker failed: {e}")))
 }
 
 /// Doc pages are MCP resources: `refgraph://page/<percent-encoded page id>`.

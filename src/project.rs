@@ -47,6 +47,9 @@ pub enum Spec {
     Range(Vec<String>),
     /// No constraint (`pydantic`, `*`).
     Any,
+    /// An npm dist-tag (`latest`, `next`): which release it names changes over time, so it is
+    /// not resolved.
+    Tag(String),
     /// Not from the registry (git, path, URL, workspace, dist-tag): never resolved.
     Unsupported(String),
 }
@@ -55,6 +58,8 @@ pub enum Spec {
 #[derive(Debug, Clone)]
 pub struct Requirement {
     pub package: PackageId,
+    /// The manifest's key for it (`my-ms` for `"my-ms": "npm:ms@^2.1.0"`; the name as written).
+    pub key: String,
     /// The requirement as written (`>=1.10,<2`, `^12.0.0`).
     pub written: String,
     pub spec: Spec,
@@ -208,22 +213,67 @@ impl Project {
             problem: None,
             not_from_registry: false,
         };
-        // A lockfile entry wins; among several entries of one package (yarn keeps one per
-        // range), the one recorded for the declared range.
-        if let Some(lock) = locks
-            .iter()
-            .find(|l| {
-                reqs.iter().any(|r| {
-                    l.descriptors
-                        .iter()
-                        .any(|d| d == &r.written || d.strip_prefix("npm:") == Some(&r.written))
-                })
+        // A lockfile entry wins. Among several entries of one package (yarn keeps one per
+        // range, npm one per install folder, alias included), the one recorded for the
+        // declared key or range; else the ones the declared range admits, if they agree.
+        let serves = |l: &Locked, r: &Requirement| {
+            l.descriptors.iter().any(|d| {
+                *d == npm::key_descriptor(&r.key)
+                    || *d == r.written
+                    || d.strip_prefix("npm:") == Some(&r.written)
             })
-            .or(locks.first())
-        {
-            res.version = Some(lock.version.clone());
-            res.how = format!("pinned by {}", lock.origin);
-            return Some(res);
+        };
+        let mut chosen: Vec<&Locked> = locks
+            .iter()
+            .copied()
+            .filter(|l| reqs.iter().any(|r| serves(l, r)))
+            .collect();
+        if chosen.is_empty() {
+            chosen = locks.clone();
+            if chosen.len() > 1
+                && let Some(r) = first
+                && let Spec::Range(alts) = &r.spec
+            {
+                chosen.retain(|l| {
+                    ranges::newest_matching(
+                        &package.ecosystem,
+                        alts,
+                        std::slice::from_ref(&l.version),
+                    )
+                    .is_ok_and(|m| m.is_some())
+                });
+            }
+        }
+        let mut versions: Vec<&str> = chosen.iter().map(|l| l.version.as_str()).collect();
+        versions.dedup();
+        match (chosen.first(), versions.len()) {
+            (Some(lock), 1) => {
+                res.version = Some(lock.version.clone());
+                res.how = format!("pinned by {}", lock.origin);
+                return Some(res);
+            }
+            (Some(_), _) => {
+                res.how = format!("locked several times in {}", chosen[0].origin.file);
+                res.problem = Some(format!(
+                    "the lockfile has {} for it and nothing says which the project uses",
+                    chosen
+                        .iter()
+                        .map(|l| format!("{} ({})", l.version, l.origin))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+                return Some(res);
+            }
+            (None, _) if !locks.is_empty() => {
+                res.how = format!("locked in {}", locks[0].origin.file);
+                res.problem = Some(format!(
+                    "no entry of {} matches the declared {}",
+                    locks[0].origin.file,
+                    first.map(|r| r.written.as_str()).unwrap_or("range")
+                ));
+                return Some(res);
+            }
+            (None, _) => {}
         }
         if let Some(r) = reqs.iter().find(|r| matches!(r.spec, Spec::Exact(_))) {
             let Spec::Exact(v) = &r.spec else {
@@ -239,6 +289,14 @@ impl Project {
         let alternatives = match &r.spec {
             Spec::Range(a) => a.clone(),
             Spec::Any => vec![if package.ecosystem == "npm" { "*" } else { "" }.to_string()],
+            Spec::Tag(tag) => {
+                res.how = format!("declared in {}", r.origin);
+                res.problem = Some(format!(
+                    "'{tag}' is a dist-tag: the release it names changes over time; pin a version \
+                     or a range"
+                ));
+                return Some(res);
+            }
             Spec::Unsupported(why) => {
                 res.how = format!("declared in {}", r.origin);
                 res.not_from_registry = true;
@@ -310,9 +368,16 @@ impl Project {
     }
 }
 
-/// The 1-based line of the first line of `text` that contains `needle`.
+/// The 1-based line of the first line of `text` that starts with `needle` (after indentation
+/// and a quote), else of the first that contains it.
 fn line_of(text: &str, needle: &str) -> Option<usize> {
-    text.lines().position(|l| l.contains(needle)).map(|i| i + 1)
+    text.lines()
+        .position(|l| {
+            let l = l.trim_start();
+            l.starts_with(needle) || l.trim_start_matches('"').starts_with(needle)
+        })
+        .or_else(|| text.lines().position(|l| l.contains(needle)))
+        .map(|i| i + 1)
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use std::time::{Duration, SystemTime};
 use rmcp::RoleServer;
 use rmcp::service::Peer;
 
+use super::on_worker;
 use crate::answer::{AnswerError, Chosen, Engine};
 use crate::model::PackageId;
 use crate::project::{Project, Resolution};
@@ -26,6 +27,9 @@ pub struct ProjectOptions {
     pub fetch_cache: Option<PathBuf>,
     /// How long a registry's release list is reused.
     pub versions_max_age: Duration,
+    /// Read projects at all: off for HTTP sessions, whose client's paths are not this
+    /// machine's (and whose callers should not read its folders).
+    pub read_projects: bool,
 }
 
 impl Default for ProjectOptions {
@@ -33,6 +37,7 @@ impl Default for ProjectOptions {
         ProjectOptions {
             fetch_cache: None,
             versions_max_age: Duration::from_secs(24 * 3600),
+            read_projects: true,
         }
     }
 }
@@ -75,9 +80,10 @@ impl Roots {
     /// does not offer roots.
     #[allow(deprecated)] // roots are deprecated by SEP-2577 but are what clients send today
     pub async fn folders(&self, peer: &Peer<RoleServer>) -> Vec<PathBuf> {
-        let offers = peer
-            .peer_info()
-            .is_some_and(|i| i.capabilities.roots.is_some());
+        let offers = self.opts.read_projects
+            && peer
+                .peer_info()
+                .is_some_and(|i| i.capabilities.roots.is_some());
         if !offers {
             return Vec::new();
         }
@@ -88,12 +94,16 @@ impl Roots {
         let asked = tokio::time::timeout(Duration::from_secs(10), peer.list_roots()).await;
         let roots = match asked {
             Ok(Ok(r)) => r.roots,
+            // Not asked again until the client says its roots changed: a client that does not
+            // answer must not cost every call 10 s.
             Ok(Err(e)) => {
                 tracing::warn!("the client did not list its roots: {e}");
+                *listed = Some(Vec::new());
                 return Vec::new();
             }
             Err(_) => {
                 tracing::warn!("the client did not list its roots within 10 s");
+                *listed = Some(Vec::new());
                 return Vec::new();
             }
         };
@@ -109,6 +119,22 @@ impl Roots {
             .collect();
         *listed = Some(dirs.clone());
         dirs
+    }
+
+    /// A project folder a call names (`root`, `path`): a path or `file://` URI. Refused when
+    /// this server does not read projects.
+    pub fn explicit_root(&self, root: &str) -> Result<PathBuf, AnswerError> {
+        if !self.opts.read_projects {
+            return Err(AnswerError::BadArgument(
+                "this server does not read project folders (HTTP sessions never do); pass \
+                 `version`"
+                    .into(),
+            ));
+        }
+        Ok(url::Url::parse(root)
+            .ok()
+            .and_then(|u| u.to_file_path().ok())
+            .unwrap_or_else(|| PathBuf::from(root)))
     }
 
     /// The project in `dir`, re-read when a file at its top changed.
@@ -143,36 +169,40 @@ impl Roots {
                     })
                     .map_err(|e| e.to_string())
             }
-            None => match engine.package_releases(&package.purl()) {
-                Ok((_, rels, _)) => Ok((
-                    rels.into_iter().map(|r| r.version).collect(),
-                    "indexed releases".into(),
-                )),
-                Err(e) => Err(e.to_string()),
-            },
+            None => engine
+                .indexed_versions(&package.purl())
+                .map(|v| (v, "indexed releases".into()))
+                .map_err(|e| e.to_string()),
         }
     }
 
     /// The pin for the package a call is about (`package`, or the one `name` belongs to) in
-    /// `dirs`: `None` when no project mentions it. Projects that disagree are an error.
+    /// `dirs`: `None` when no project mentions it. Projects that disagree are an error; with
+    /// `strict` (a folder the call named), so is a folder that is not a project.
     pub fn pin(
         &self,
         engine: &Engine,
         dirs: &[PathBuf],
         package: Option<&str>,
         name: Option<&str>,
+        strict: bool,
     ) -> Result<Option<Pin>, AnswerError> {
         let mut found: Vec<(&PathBuf, Resolution)> = Vec::new();
         for dir in dirs {
             let project = match self.project(dir) {
                 Ok(p) => p,
+                Err(e) if strict => return Err(AnswerError::BadArgument(e)),
                 Err(e) => {
                     tracing::info!("root {}: {e}", dir.display());
                     continue;
                 }
             };
             for id in candidates(engine, &project, package, name) {
-                if let Some(r) = project.resolve(&id, &mut |p| self.available(engine, p)) {
+                if let Some(mut r) = project.resolve(&id, &mut |p| self.available(engine, p)) {
+                    // A lockfile that could not be read may be why a manifest answered.
+                    if !project.problems.is_empty() {
+                        r.how = format!("{}; unread: {}", r.how, project.problems.join("; "));
+                    }
                     found.push((dir, r));
                     break;
                 }
@@ -246,7 +276,7 @@ impl Roots {
                 fetch_error,
             }))
         };
-        let indexed = match run(engine, choose()).await {
+        let indexed = match on_worker(engine, choose()).await? {
             Err(AnswerError::VersionNotIndexed { indexed, .. }) => indexed,
             Err(AnswerError::UnknownPackage { .. } | AnswerError::NothingIndexed) => Vec::new(),
             other => return other,
@@ -256,15 +286,15 @@ impl Roots {
         };
         // One fetch at a time: two calls about one missing release fetch it once.
         let _one = self.fetching.lock().await;
-        if let Ok(c) = run(engine, choose()).await {
+        if let Ok(c) = on_worker(engine, choose()).await? {
             return Ok(c);
         }
         let release = format!("{}@{}", pin.package, pin.version);
         tracing::info!("fetching {release} ({})", pin.how);
-        let fetched = run(engine, move |e| {
+        let fetched = on_worker(engine, move |e| {
             crate::ingest::fetch_and_ingest(e.store(), &release, &cache, &|_, _| {})
         })
-        .await;
+        .await?;
         match fetched {
             Ok(report) => {
                 tracing::info!("ingested {} for a project pin", report.release);
@@ -276,21 +306,11 @@ impl Roots {
                         }
                     });
                 }
-                run(engine, choose()).await
+                on_worker(engine, choose()).await?
             }
             Err(e) => Err(missing(indexed, Some(e.to_string()))),
         }
     }
-}
-
-async fn run<T: Send + 'static>(
-    engine: &Arc<Engine>,
-    f: impl FnOnce(&Engine) -> T + Send + 'static,
-) -> T {
-    let engine = engine.clone();
-    tokio::task::spawn_blocking(move || f(&engine))
-        .await
-        .expect("worker thread")
 }
 
 /// The packages a call may be about, most likely first: the one named, else the project's
@@ -312,15 +332,24 @@ fn candidates(
         return out;
     }
     let Some(name) = name else { return out };
-    let root = match name.split_once(':') {
+    // The name's syntax says the ecosystem: `spec:Export` is npm, `a.b.c` is Python.
+    let (ecosystem, root) = match name.split_once(':') {
         // `@scope/pkg/sub:Export` and `pkg/sub:Export` belong to `@scope/pkg` and `pkg`.
         Some((spec, _)) => {
             let keep = if spec.starts_with('@') { 2 } else { 1 };
-            spec.split('/').take(keep).collect::<Vec<_>>().join("/")
+            (
+                "npm",
+                spec.split('/').take(keep).collect::<Vec<_>>().join("/"),
+            )
         }
-        None => name.split('.').next().unwrap_or(name).to_string(),
+        None => ("pypi", name.split('.').next().unwrap_or(name).to_string()),
     };
-    out.extend(project.packages_named(&root));
+    out.extend(
+        project
+            .packages_named(&root)
+            .into_iter()
+            .filter(|p| p.ecosystem == ecosystem),
+    );
     // An import name that differs from the distribution's (`yaml` of PyYAML): the indexed
     // package the engine infers.
     if let Ok(c) = engine.choose(None, None, Some(name))

@@ -18,6 +18,32 @@ fn package(name: &str) -> PackageId {
     PackageId::new("npm", name)
 }
 
+/// `npm:real@range` (an alias in package.json, yarn and npm v1 lockfiles): the real package
+/// and the range or version.
+fn alias(spec: &str) -> Option<(&str, &str)> {
+    spec.strip_prefix("npm:")?
+        .rsplit_once('@')
+        .filter(|(real, _)| !real.is_empty())
+}
+
+/// Whether a lockfile's `resolved` URL is a registry tarball (`…/name/-/name-1.2.3.tgz`), not a
+/// git checkout, a local file or a codeload archive whose version says nothing about the registry.
+fn from_registry(resolved: Option<&str>) -> bool {
+    match resolved.filter(|r| !r.is_empty()) {
+        None => true, // lockfiles written with `omit-lockfile-registry-resolved`
+        Some(r) => {
+            r.starts_with("http")
+                && r.contains("/-/")
+                && r.split('#').next().unwrap_or(r).ends_with(".tgz")
+        }
+    }
+}
+
+/// The descriptor that ties a lockfile entry to the manifest key it was installed for.
+pub(super) fn key_descriptor(key: &str) -> String {
+    format!("key:{key}")
+}
+
 fn lock(p: &mut Project, name: &str, version: &str, origin: Origin, descriptors: Vec<String>) {
     p.locked.push(Locked {
         package: package(name),
@@ -41,7 +67,10 @@ fn package_lock(p: &mut Project, file: &str) {
             let Some(folder) = key.strip_prefix("node_modules/") else {
                 continue;
             };
-            if folder.contains("/node_modules/") || entry.get("link").is_some() {
+            if folder.contains("/node_modules/")
+                || entry.get("link").is_some()
+                || !from_registry(entry.get("resolved").and_then(|r| r.as_str()))
+            {
                 continue;
             }
             let Some(version) = entry.get("version").and_then(|v| v.as_str()) else {
@@ -52,7 +81,7 @@ fn package_lock(p: &mut Project, file: &str) {
                 file: file.to_string(),
                 line: line_of(&text, &format!("\"{key}\": {{")),
             };
-            lock(p, name, version, origin, Vec::new());
+            lock(p, name, version, origin, vec![key_descriptor(folder)]);
         }
         return;
     }
@@ -63,21 +92,18 @@ fn package_lock(p: &mut Project, file: &str) {
         let Some(version) = entry.get("version").and_then(|v| v.as_str()) else {
             continue;
         };
-        let (name, version) = match version.strip_prefix("npm:") {
-            Some(alias) => match alias.rsplit_once('@') {
-                Some((real, v)) if !real.is_empty() => (real, v),
-                _ => continue,
-            },
-            None => (name.as_str(), version),
-        };
-        if nodejs_semver::Version::parse(version).is_err() {
-            continue; // git and file dependencies record a URL
+        let key = name.as_str();
+        let (name, version) = alias(version).unwrap_or((key, version));
+        if nodejs_semver::Version::parse(version).is_err()
+            || !from_registry(entry.get("resolved").and_then(|r| r.as_str()))
+        {
+            continue; // git and file dependencies
         }
         let origin = Origin {
             file: file.to_string(),
-            line: line_of(&text, &format!("\"{name}\": {{")),
+            line: line_of(&text, &format!("\"{key}\": {{")),
         };
-        lock(p, name, version, origin, Vec::new());
+        lock(p, name, version, origin, vec![key_descriptor(key)]);
     }
 }
 
@@ -130,13 +156,9 @@ fn pnpm_lock(p: &mut Project) {
                 file: file.to_string(),
                 line: line_of(&text, &format!("{name}:")),
             };
-            lock(
-                p,
-                real,
-                version,
-                origin,
-                specifier.map(str::to_string).into_iter().collect(),
-            );
+            let mut descriptors = vec![key_descriptor(name)];
+            descriptors.extend(specifier.map(str::to_string));
+            lock(p, real, version, origin, descriptors);
         }
     }
 }
@@ -146,7 +168,8 @@ fn pnpm_lock(p: &mut Project) {
 fn yarn_lock(p: &mut Project) {
     let file = "yarn.lock";
     let Some(text) = p.text(file) else { return };
-    let entries: Vec<(String, String, Vec<String>)> = match yarn_lock_parser::parse_str(&text) {
+    type Entry = (String, String, String, Vec<String>);
+    let entries: Vec<Entry> = match yarn_lock_parser::parse_str(&text) {
         Ok(l) => l
             .entries
             .iter()
@@ -154,19 +177,40 @@ fn yarn_lock(p: &mut Project) {
                 (
                     e.name.to_string(),
                     e.version.to_string(),
+                    e.resolved.to_string(),
                     e.descriptors.iter().map(|(_, r)| r.to_string()).collect(),
                 )
             })
             .collect(),
         Err(e) => return p.problem(file, e),
     };
-    for (name, version, descriptors) in entries {
-        if descriptors
+    for (name, version, resolved, descriptors) in entries {
+        // Registry entries only: berry's descriptors say `npm:`, classic ones are bare ranges
+        // with a registry `resolved`; git, file, link, patch and workspace entries are not
+        // releases of the name they carry.
+        let registry = descriptors.iter().all(|d| {
+            ![
+                "workspace:",
+                "link:",
+                "portal:",
+                "patch:",
+                "file:",
+                "git",
+                "http",
+                "exec:",
+            ]
             .iter()
-            .any(|d| d.starts_with("workspace:") || d.starts_with("link:"))
-        {
+            .any(|s| d.starts_with(s))
+        }) && (descriptors.iter().any(|d| d.starts_with("npm:"))
+            || from_registry(Some(&resolved)));
+        if !registry || nodejs_semver::Version::parse(&version).is_err() {
             continue;
         }
+        // An alias entry (`my-ms@npm:ms@^2.1.0`) is a release of the real package.
+        let name = descriptors
+            .iter()
+            .find_map(|d| alias(d).map(|(real, _)| real.to_string()))
+            .unwrap_or(name);
         let origin = Origin {
             file: file.to_string(),
             line: descriptors
@@ -205,15 +249,10 @@ fn package_json(p: &mut Project) {
                 file: file.to_string(),
                 line: line_of(&text, &format!("\"{name}\":")),
             };
-            let (real, range) = match written.strip_prefix("npm:") {
-                Some(alias) => match alias.rsplit_once('@') {
-                    Some((real, r)) if !real.is_empty() => (real, r),
-                    _ => (alias, "*"),
-                },
-                None => (name.as_str(), written),
-            };
+            let (real, range) = alias(written).unwrap_or((name.as_str(), written));
             p.direct.push(Requirement {
                 package: package(real),
+                key: name.clone(),
                 written: written.to_string(),
                 spec: npm_spec(range),
                 origin,
@@ -249,7 +288,7 @@ fn npm_spec(range: &str) -> Spec {
     }
     match nodejs_semver::Range::parse(r) {
         Ok(_) => Spec::Range(vec![r.to_string()]),
-        Err(_) => Spec::Unsupported(format!("the dist-tag '{r}'")),
+        Err(_) => Spec::Tag(r.to_string()),
     }
 }
 
@@ -295,6 +334,6 @@ mod tests {
             npm_spec("expressjs/express"),
             Spec::Unsupported(_)
         ));
-        assert!(matches!(npm_spec("next"), Spec::Unsupported(_)));
+        assert_eq!(npm_spec("next"), Spec::Tag("next".into()));
     }
 }

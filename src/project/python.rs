@@ -128,6 +128,7 @@ fn pep508(text: &str, origin: Origin) -> Result<Requirement, String> {
     };
     Ok(Requirement {
         package: package(req.name.as_ref()),
+        key: req.name.to_string(),
         written,
         spec,
         origin,
@@ -231,6 +232,7 @@ fn pyproject(p: &mut Project) {
             };
             p.direct.push(Requirement {
                 package: package(name),
+                key: name.clone(),
                 written,
                 spec,
                 origin,
@@ -272,12 +274,14 @@ fn pipfile(p: &mut Project) {
             let req = match spec_text {
                 None => Requirement {
                     package: package(name),
+                    key: name.clone(),
                     written: String::new(),
                     spec: Spec::Unsupported("a git, path or editable dependency".into()),
                     origin,
                 },
                 Some("*") | Some("") => Requirement {
                     package: package(name),
+                    key: name.clone(),
                     written: "*".into(),
                     spec: Spec::Any,
                     origin,
@@ -303,7 +307,13 @@ fn requirements(p: &mut Project, file: &str, done: &mut Vec<String>, depth: usiz
         return;
     }
     done.push(file.to_string());
-    if file.contains("..") || file.starts_with('/') {
+    // `-r` may point anywhere; only files inside the project folder are read (after
+    // resolving `..` and symbolic links).
+    let inside = match (p.dir.join(file).canonicalize(), p.dir.canonicalize()) {
+        (Ok(f), Ok(d)) => f.starts_with(d),
+        _ => !file.contains("..") && !file.starts_with('/'),
+    };
+    if !inside {
         p.problems.push(format!(
             "{file}: only requirement files inside the project are read"
         ));
@@ -343,7 +353,12 @@ fn requirements(p: &mut Project, file: &str, done: &mut Vec<String>, depth: usiz
             .or_else(|| stmt.strip_prefix("--requirement "))
             .or_else(|| stmt.strip_prefix("--requirement="))
         {
-            requirements(p, inc.trim(), done, depth + 1);
+            // Relative to the including file, as pip reads it.
+            let base = std::path::Path::new(file)
+                .parent()
+                .map(|d| d.join(inc.trim()))
+                .unwrap_or_else(|| inc.trim().into());
+            requirements(p, &base.to_string_lossy(), done, depth + 1);
             continue;
         }
         if stmt.starts_with('-') {

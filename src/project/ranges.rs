@@ -59,7 +59,10 @@ pub fn exact_npm(spec: &str) -> Option<String> {
     let s = spec.trim().trim_start_matches('=').trim_start_matches('v');
     nodejs_semver::Version::parse(s)
         .ok()
-        .filter(|_| !s.contains(['x', 'X', '*', ' ', '|', '<', '>', '^', '~']))
+        .filter(|_| {
+            let core = s.split(['-', '+']).next().unwrap_or(s);
+            !core.contains(['x', 'X', '*']) && !s.contains([' ', '|', '<', '>', '^', '~'])
+        })
         .map(|_| s.to_string())
 }
 
@@ -76,8 +79,16 @@ pub fn exact_pep440(spec: &str) -> Option<String> {
 /// Poetry's constraint syntax as PEP 440 specifier sets, one per `||` alternative:
 /// `^1.2.3` → `>=1.2.3,<2.0.0`, `~1.2` → `>=1.2,<1.3`, `1.2.3` → `==1.2.3`, `*` → any.
 pub fn poetry_to_pep440(constraint: &str) -> Result<Vec<String>, String> {
+    // `>= 1.2, < 2.0`: an operator and its version belong together.
+    let mut joined = String::with_capacity(constraint.len());
+    for c in constraint.chars() {
+        if c == ' ' && joined.ends_with(['<', '>', '=', '!', '~', '^']) {
+            continue;
+        }
+        joined.push(c);
+    }
     let mut out = Vec::new();
-    for alt in constraint.split("||") {
+    for alt in joined.split("||") {
         let mut parts = Vec::new();
         // Poetry allows `>=1.2,<2` and `>=1.2 <2`.
         for piece in alt
@@ -172,6 +183,7 @@ mod tests {
         assert_eq!(poetry_to_pep440("~1").unwrap(), [">=1,<2"]);
         assert_eq!(poetry_to_pep440("1.10.13").unwrap(), ["==1.10.13"]);
         assert_eq!(poetry_to_pep440(">=1.2,<2.0").unwrap(), [">=1.2,<2.0"]);
+        assert_eq!(poetry_to_pep440(">= 1.2, < 2.0").unwrap(), [">=1.2,<2.0"]);
         assert_eq!(poetry_to_pep440("*").unwrap(), [""]);
         assert_eq!(
             poetry_to_pep440("^1.0 || ^2.0").unwrap(),
@@ -189,5 +201,6 @@ mod tests {
         assert_eq!(exact_npm("=4.17.21").as_deref(), Some("4.17.21"));
         assert_eq!(exact_npm("^4.17.21"), None);
         assert_eq!(exact_npm("4.x"), None);
+        assert_eq!(exact_npm("15.0.0-next.1").as_deref(), Some("15.0.0-next.1"));
     }
 }

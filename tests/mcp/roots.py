@@ -54,17 +54,27 @@ async def main(binary, data, root_a, root_b, extra):
             await call(session, "a_resolve", "resolve_versions", {})
             roots[:] = [root_b]
             await session.send_roots_list_changed()
-            await asyncio.sleep(0.3)  # the notification has no reply to wait for
+            # The notification has no reply; a round trip after it is handled in order.
+            await session.list_tools()
             await call(session, "b_detail", "get_api_detail", {"name": "click.echo"})
             await call(session, "b_gone", "get_api_detail", {"name": "click.get_terminal_size"})
             await call(session, "b_check", "check_version", {"name": "click.get_terminal_size"})
+            await call(
+                session,
+                "purl_version",
+                "check_version",
+                {"name": "click.get_terminal_size", "package": "pkg:pypi/click@8.1.7"},
+            )
             roots[:] = [root_a, root_b]
             await session.send_roots_list_changed()
-            await asyncio.sleep(0.3)
+            await session.list_tools()
             await call(session, "both", "get_api_detail", {"name": "click.echo"})
             await call(session, "both_root_b", "get_api_detail", {"name": "click.echo", "root": root_b})
             await call(
                 session, "explicit", "get_api_detail", {"name": "click.echo", "version": "8.1.7"}
+            )
+            await call(
+                session, "bad_root", "get_api_detail", {"name": "click.echo", "root": str(Path(data))}
             )
     seen["roots_asked"] = len(asked)
     print(json.dumps(seen))
