@@ -6,6 +6,7 @@ mod support;
 
 mod bad_input;
 mod boilerplate;
+mod crash;
 mod diff;
 mod diff_oracle;
 mod diff_rules;
