@@ -388,7 +388,13 @@ async fn add_release(
     };
     let cache = state.opts.cache_dir.clone();
     let out = blocking(&state, move |e| {
-        crate::ingest::fetch_and_ingest(e.store(), &body.release, &cache, &|_, _| {})
+        crate::ingest::fetch_and_ingest(
+            e.store(),
+            &body.release,
+            &cache,
+            &crate::ingest::Limits::default(),
+            &|_, _| {},
+        )
     })
     .await;
     match out {

@@ -41,7 +41,10 @@ pub enum IngestError {
     },
     #[error("{path} is not a readable archive: {reason}")]
     BadArchive { path: PathBuf, reason: String },
-    #[error("{0} exceeds a safety limit: {1}")]
+    #[error(
+        "{0} exceeds a safety limit: {1} (if the release is genuine, raise it: --max-file-bytes, \
+         --max-total-bytes, --max-entries)"
+    )]
     Limit(PathBuf, String),
     #[error("no {1:?} API found in {0}: {2}{hint}", hint = .1.layout_hint())]
     NoSymbols(PathBuf, Language, String),
@@ -460,11 +463,12 @@ pub fn fetch_and_ingest(
     store: &Store,
     release: &str,
     cache: &Path,
+    limits: &Limits,
     progress: &dyn Fn(u64, u64),
 ) -> Result<IngestReport, AddError> {
     let (id, version) = registry_release(release).map_err(AddError::BadRelease)?;
     let fetched = fetch_release(&id, &version, cache, progress)?;
-    ingest_fetched(store, &id, &version, &fetched)
+    ingest_fetched(store, &id, &version, &fetched, limits)
 }
 
 /// Downloads (or finds in `cache`) the archive of one PyPI or npm release, digest verified.
@@ -498,9 +502,10 @@ pub fn ingest_fetched(
     id: &PackageId,
     version: &str,
     fetched: &crate::fetch::Fetched,
+    limits: &Limits,
 ) -> Result<IngestReport, AddError> {
     let language = Language::for_package(id).map_err(AddError::BadRelease)?;
-    let (files, diags) = read_release(&fetched.path, language, &Limits::default())?;
+    let (files, diags) = read_release(&fetched.path, language, limits)?;
     Ok(ingest_files(
         store,
         id,

@@ -57,6 +57,26 @@ struct Cli {
     /// Print JSON instead of text
     #[arg(long, global = true)]
     json: bool,
+    /// Safety limit when reading a release: the largest source file, in bytes [default: 16 MiB]
+    #[arg(
+        long,
+        env = "REFGRAPH_MAX_FILE_BYTES",
+        global = true,
+        value_name = "BYTES"
+    )]
+    max_file_bytes: Option<u64>,
+    /// Safety limit when reading a release: all its source files together, or an archive, in
+    /// bytes [default: 1 GiB]
+    #[arg(
+        long,
+        env = "REFGRAPH_MAX_TOTAL_BYTES",
+        global = true,
+        value_name = "BYTES"
+    )]
+    max_total_bytes: Option<u64>,
+    /// Safety limit when reading a release: entries in its archive or folder [default: 200000]
+    #[arg(long, env = "REFGRAPH_MAX_ENTRIES", global = true, value_name = "N")]
+    max_entries: Option<usize>,
     /// The sentence-embedding model for concept search (see `refgraph model install`)
     /// [default: models/all-MiniLM-L6-v2-int8 in the per-user data directory]
     #[arg(long, env = "REFGRAPH_MODEL_DIR", global = true)]
@@ -472,7 +492,7 @@ fn run(cli: Cli) -> Result<u8> {
             let store = Store::open(&store_path(&data))?;
             let bar = spinner(&format!("ingesting {}", package.release_purl(version)));
             let language = Language::for_package(&package).map_err(anyhow::Error::msg)?;
-            let (files, diags) = read_release(path, language, &Limits::default())?;
+            let (files, diags) = read_release(path, language, &limits(&cli))?;
             let report = ingest_files(
                 &store,
                 &package,
@@ -1242,11 +1262,23 @@ fn add(
             }
         };
         let result = match spec {
-            None => {
-                refgraph::ingest::fetch_and_ingest(&store, asked, &data.join("cache"), &progress)
-                    .map_err(anyhow::Error::from)
-            }
-            Some(spec) => add_spec(&store, data, &id, &version, spec, as_package, &progress),
+            None => refgraph::ingest::fetch_and_ingest(
+                &store,
+                asked,
+                &data.join("cache"),
+                &limits(cli),
+                &progress,
+            )
+            .map_err(anyhow::Error::from),
+            Some(spec) => add_spec(
+                &store,
+                data,
+                (&id, &version),
+                spec,
+                as_package,
+                &limits(cli),
+                &progress,
+            ),
         };
         bar.finish_and_clear();
         match result {
@@ -1265,6 +1297,16 @@ fn add(
         index_releases(cli, data, &store, &stored)?;
     }
     Ok(if failed == 0 { exit::OK } else { exit::FAILURE })
+}
+
+/// The archive and tree limits, defaults overridden by the global options.
+fn limits(cli: &Cli) -> Limits {
+    let d = Limits::default();
+    Limits {
+        max_file_bytes: cli.max_file_bytes.unwrap_or(d.max_file_bytes),
+        max_total_bytes: cli.max_total_bytes.unwrap_or(d.max_total_bytes),
+        max_entries: cli.max_entries.unwrap_or(d.max_entries),
+    }
 }
 
 fn versions_max_age(refresh: bool) -> std::time::Duration {
@@ -1385,6 +1427,7 @@ fn sync(
         jobs,
         transitive: all,
         versions_max_age: versions_max_age(refresh),
+        limits: limits(cli),
     };
     let report = refgraph::project::sync::sync(&store, &project, &opts, &on)?;
     bar.finish_and_clear();
@@ -1435,10 +1478,10 @@ fn sync(
 fn add_spec(
     store: &Store,
     data: &Path,
-    id: &PackageId,
-    version: &str,
+    (id, version): (&PackageId, &str),
     spec: &str,
     as_package: Option<&str>,
+    limits: &Limits,
     progress: &dyn Fn(u64, u64),
 ) -> Result<refgraph::ingest::IngestReport> {
     let purl = id.release_purl(version);
@@ -1449,7 +1492,7 @@ fn add_spec(
         progress,
     )?;
     let target = spec_package(id, as_package)?;
-    let (files, diags) = read_release(&fetched.path, Language::OpenApi, &Limits::default())?;
+    let (files, diags) = read_release(&fetched.path, Language::OpenApi, limits)?;
     let want = spec.trim_start_matches("./").trim_start_matches("package/");
     if !files.iter().any(|f| f.path == want) {
         if let Some(d) = diags.iter().find(|d| d.file == want) {

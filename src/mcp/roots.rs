@@ -292,7 +292,13 @@ impl Roots {
         let release = format!("{}@{}", pin.package, pin.version);
         tracing::info!("fetching {release} ({})", pin.how);
         let fetched = on_worker(engine, move |e| {
-            crate::ingest::fetch_and_ingest(e.store(), &release, &cache, &|_, _| {})
+            crate::ingest::fetch_and_ingest(
+                e.store(),
+                &release,
+                &cache,
+                &crate::ingest::Limits::default(),
+                &|_, _| {},
+            )
         })
         .await?;
         match fetched {

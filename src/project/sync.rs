@@ -21,6 +21,8 @@ pub struct SyncOptions {
     pub transitive: bool,
     /// How long a cached release list is trusted.
     pub versions_max_age: Duration,
+    /// Archive limits for each release read.
+    pub limits: crate::ingest::Limits,
 }
 
 /// What happened to one dependency.
@@ -127,7 +129,9 @@ pub fn sync(
         drop(tx);
         for (at, id, version, got) in rx {
             let release = id.release_purl(&version);
-            let result = got.and_then(|f| crate::ingest::ingest_fetched(store, &id, &version, &f));
+            let result = got.and_then(|f| {
+                crate::ingest::ingest_fetched(store, &id, &version, &f, &opts.limits)
+            });
             match result {
                 Ok(report) => {
                     on(Event::Ingested(&release));

@@ -192,3 +192,70 @@ fn reingesting_replaces_the_release_graph_whole() {
     );
     assert_eq!(e.releases().unwrap().len(), 1);
 }
+
+#[test]
+fn the_cli_limits_are_configurable_and_say_how_to_raise_them() {
+    let data = tempfile::tempdir().unwrap();
+    let run = |args: &[&str], envs: &[(&str, &str)]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_refgraph"));
+        c.arg("--data-dir").arg(data.path());
+        c.args(args)
+            .arg("ingest")
+            .arg(sample("acme-storage-1.0.0"))
+            .args(["--package", "pkg:pypi/acme-storage", "--version", "1.0.0"])
+            .arg("--no-index");
+        for (k, v) in envs {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    };
+    // Each limit, by flag or environment, stops the same release the defaults accept.
+    for (args, envs, says) in [
+        (&["--max-entries", "2"][..], &[][..], "more than 2 entries"),
+        (
+            &[][..],
+            &[("REFGRAPH_MAX_TOTAL_BYTES", "200")][..],
+            "more than 200 bytes",
+        ),
+    ] {
+        let out = run(args, envs);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} {envs:?} passed");
+        assert!(err.contains(says) && err.contains("--max-entries"), "{err}");
+    }
+    // A file over --max-file-bytes is skipped with a diagnostic, not a failure.
+    let out = run(&["--json", "--max-file-bytes", "300"], &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["message"].as_str().unwrap_or("").contains("300")),
+        "{report:#}"
+    );
+    // The refused attempts stored nothing (the --max-file-bytes one stored a release).
+    let _ = std::fs::remove_dir_all(data.path());
+    let out = run(&["--max-entries", "2"], &[]);
+    assert!(!out.status.success());
+    let listed = std::process::Command::new(env!("CARGO_BIN_EXE_refgraph"))
+        .arg("--data-dir")
+        .arg(data.path())
+        .args(["--json", "releases"])
+        .output()
+        .unwrap();
+    let releases: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(releases, serde_json::json!([]), "{releases}");
+    // The default limits accept the release.
+    let out = run(&[], &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
