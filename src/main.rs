@@ -1337,16 +1337,9 @@ fn project(
                 .map_err(|e| e.to_string())
         }
     });
-    let rows: Vec<serde_json::Value> = resolved
+    let rows: Vec<refgraph::project::Dependency> = resolved
         .iter()
-        .map(|r| {
-            let versions = indexed_versions(&r.package);
-            let mut v = serde_json::to_value(r).expect("serialisable");
-            v["indexed"] =
-                serde_json::json!(r.version.as_ref().is_some_and(|x| versions.contains(x)));
-            v["indexed_versions"] = serde_json::json!(versions);
-            v
-        })
+        .map(|r| refgraph::project::Dependency::new(r.clone(), indexed_versions(&r.package)))
         .collect();
     if cli.json {
         print_json(&rows)?;
@@ -1356,18 +1349,13 @@ fn project(
             project.dir.display(),
             project.files.join(", ")
         );
-        for (r, row) in resolved.iter().zip(&rows) {
-            let state = match (&r.problem, row["indexed"].as_bool()) {
-                (Some(p), _) if r.not_from_registry => format!("skipped: {p}"),
-                (Some(p), _) => format!("unresolved: {p}"),
-                (None, Some(true)) => "indexed".into(),
-                (None, _) => "not indexed".into(),
-            };
+        for d in &rows {
+            let r = &d.resolution;
             println!(
                 "  {:<40} {:<14} {:<12} {}",
                 r.package,
                 r.version.as_deref().unwrap_or("?"),
-                state,
+                d.state(),
                 r.how
             );
         }

@@ -139,17 +139,7 @@ pub struct ProjectOut {
     pub files: Vec<String>,
     /// Files or entries that could not be read.
     pub problems: Vec<String>,
-    pub dependencies: Vec<DependencyOut>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct DependencyOut {
-    #[serde(flatten)]
-    pub resolution: crate::project::Resolution,
-    /// Whether that release is indexed here.
-    pub indexed: bool,
-    /// The package's indexed releases.
-    pub indexed_versions: Vec<String>,
+    pub dependencies: Vec<crate::project::Dependency>,
 }
 
 /// Arguments of `get_page`.
@@ -867,15 +857,8 @@ impl RefgraphServer {
                     let resolved = project.resolve_all(transitive, &mut |p| roots.available(e, p));
                     let mut dependencies = Vec::new();
                     for r in resolved {
-                        let indexed_versions = e.indexed_versions(&r.package)?;
-                        dependencies.push(DependencyOut {
-                            indexed: r
-                                .version
-                                .as_ref()
-                                .is_some_and(|v| indexed_versions.contains(v)),
-                            indexed_versions,
-                            resolution: r,
-                        });
+                        let versions = e.indexed_versions(&r.package)?;
+                        dependencies.push(crate::project::Dependency::new(r, versions));
                     }
                     projects.push(ProjectOut {
                         root: dir.display().to_string(),
@@ -906,18 +889,12 @@ fn project_text(p: &ProjectVersions) -> String {
         ));
         for d in &proj.dependencies {
             let r = &d.resolution;
-            let state = match (&r.version, &r.problem) {
-                (_, Some(problem)) if r.not_from_registry => format!("skipped: {problem}"),
-                (_, Some(problem)) => format!("unresolved: {problem}"),
-                (Some(_), None) if d.indexed => "indexed".into(),
-                _ if d.indexed_versions.is_empty() => "not indexed".into(),
-                _ => format!("not indexed (indexed: {})", d.indexed_versions.join(", ")),
-            };
             text.push_str(&format!(
-                "  {} {} ({}) {state}\n",
+                "  {} {} ({}) {}\n",
                 r.package,
                 r.version.as_deref().unwrap_or("?"),
-                r.how
+                r.how,
+                d.state()
             ));
         }
         for problem in &proj.problems {

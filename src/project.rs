@@ -116,6 +116,46 @@ pub struct Resolution {
     pub not_from_registry: bool,
 }
 
+/// A resolution and whether its release is indexed: what `refgraph project` and the
+/// `resolve_versions` tool show.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Dependency {
+    #[serde(flatten)]
+    pub resolution: Resolution,
+    /// Whether that release is indexed here.
+    pub indexed: bool,
+    /// The package's indexed releases.
+    pub indexed_versions: Vec<String>,
+}
+
+impl Dependency {
+    pub fn new(resolution: Resolution, indexed_versions: Vec<String>) -> Self {
+        Dependency {
+            indexed: resolution
+                .version
+                .as_ref()
+                .is_some_and(|v| indexed_versions.contains(v)),
+            indexed_versions,
+            resolution,
+        }
+    }
+
+    /// `indexed`, `not indexed (indexed: 1.0, 2.0)`, `unresolved: why`, `skipped: why`.
+    pub fn state(&self) -> String {
+        let r = &self.resolution;
+        match &r.problem {
+            Some(p) if r.not_from_registry => format!("skipped: {p}"),
+            Some(p) => format!("unresolved: {p}"),
+            None if self.indexed => "indexed".into(),
+            None if self.indexed_versions.is_empty() => "not indexed".into(),
+            None => format!(
+                "not indexed (indexed: {})",
+                self.indexed_versions.join(", ")
+            ),
+        }
+    }
+}
+
 /// The versions a range is resolved against, and what they are (`PyPI releases`, `indexed
 /// releases`), or why they are unavailable.
 pub type Available<'a> = dyn FnMut(&PackageId) -> Result<(Vec<String>, String), String> + 'a;
@@ -275,10 +315,10 @@ impl Project {
             }
             (None, _) => {}
         }
-        if let Some(r) = reqs.iter().find(|r| matches!(r.spec, Spec::Exact(_))) {
-            let Spec::Exact(v) = &r.spec else {
-                unreachable!()
-            };
+        if let Some((r, v)) = reqs.iter().find_map(|r| match &r.spec {
+            Spec::Exact(v) => Some((r, v)),
+            _ => None,
+        }) {
             res.requested = Some(r.written.clone());
             res.declared_in = Some(r.origin.clone());
             res.version = Some(v.clone());

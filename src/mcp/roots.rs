@@ -187,6 +187,15 @@ impl Roots {
         name: Option<&str>,
         strict: bool,
     ) -> Result<Option<Pin>, AnswerError> {
+        // The indexed package the engine infers from the name, asked once for all roots.
+        let inferred = match (package, name) {
+            (None, Some(n)) => engine
+                .choose(None, None, Some(n))
+                .ok()
+                .and_then(|c| PackageId::parse(&c.release.package).ok())
+                .map(|(id, _)| id),
+            _ => None,
+        };
         let mut found: Vec<(&PathBuf, Resolution)> = Vec::new();
         for dir in dirs {
             let project = match self.project(dir) {
@@ -197,7 +206,7 @@ impl Roots {
                     continue;
                 }
             };
-            for id in candidates(engine, &project, package, name) {
+            for id in candidates(&project, package, name, inferred.as_ref()) {
                 if let Some(mut r) = project.resolve(&id, &mut |p| self.available(engine, p)) {
                     // A lockfile that could not be read may be why a manifest answered.
                     if !project.problems.is_empty() {
@@ -323,10 +332,10 @@ impl Roots {
 /// packages named like the name's first component (a Python import root, an npm specifier),
 /// then the indexed package the engine infers from the name.
 fn candidates(
-    engine: &Engine,
     project: &Project,
     package: Option<&str>,
     name: Option<&str>,
+    inferred: Option<&PackageId>,
 ) -> Vec<PackageId> {
     let mut out = Vec::new();
     if let Some(p) = package.filter(|p| !p.trim().is_empty()) {
@@ -358,11 +367,7 @@ fn candidates(
     );
     // An import name that differs from the distribution's (`yaml` of PyYAML): the indexed
     // package the engine infers.
-    if let Ok(c) = engine.choose(None, None, Some(name))
-        && let Ok((id, _)) = PackageId::parse(&c.release.package)
-    {
-        out.push(id);
-    }
+    out.extend(inferred.cloned());
     out
 }
 

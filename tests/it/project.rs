@@ -150,7 +150,7 @@ fn every_lockfile_format_resolves_to_its_pins() {
         let all = resolve_offline(&p, false);
         // Without a version: the git dependencies (never a lockfile's entry for them: npm and
         // yarn record a version for git checkouts too), and, offline, the unlocked ranges.
-        let unversioned: Vec<&str> = all
+        let mut unversioned: Vec<&str> = all
             .iter()
             .filter(|r| r.version.is_none())
             .map(|r| r.package.as_str())
@@ -166,9 +166,8 @@ fn every_lockfile_format_resolves_to_its_pins() {
         };
         let mut expected: Vec<&str> = git.iter().chain(ranges).copied().collect();
         expected.sort();
-        let mut unversioned_sorted = unversioned.clone();
-        unversioned_sorted.sort();
-        assert_eq!(unversioned_sorted, expected, "{sample}");
+        unversioned.sort();
+        assert_eq!(unversioned, expected, "{sample}");
         for r in all.iter().filter(|r| r.version.is_none()) {
             assert_eq!(
                 r.not_from_registry,
