@@ -23,6 +23,8 @@ mod http;
 mod npm_spec;
 #[path = "refgraph/openapi.rs"]
 mod openapi;
+#[path = "refgraph/scale.rs"]
+mod scale;
 #[path = "refgraph/search.rs"]
 mod search;
 
@@ -233,7 +235,7 @@ impl Drop for Mcp {
 }
 
 fn main() {
-    // `cargo bench --bench refgraph [-- ingest|latency|npm|openapi|search|diff|http]` runs one part; nothing runs all.
+    // `cargo bench --bench refgraph [-- ingest|latency|npm|openapi|search|diff|http|scale]` runs one part; nothing runs all.
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -261,6 +263,9 @@ fn main() {
     }
     if part("http") {
         http::load_vs_oxigraph(&bin);
+    }
+    if part("scale") {
+        scale::latency_at_scale(&bin);
     }
 }
 

@@ -78,11 +78,37 @@ impl Language {
         }
     }
 
-    pub fn extract(self, files: &[SourceFile]) -> ReleaseFacts {
+    pub fn extract(self, files: &[SourceFile], limits: &ExtractLimits) -> ReleaseFacts {
         match self {
-            Language::Python => python::extract(files),
-            Language::JavaScript => javascript::extract(files),
-            Language::OpenApi => openapi::extract(files),
+            Language::Python => python::extract_with(files, limits),
+            Language::JavaScript => javascript::extract_with(files, limits),
+            Language::OpenApi => openapi::extract_with(files, limits),
+        }
+    }
+}
+
+/// How far the extractors follow references before they treat a release as hostile. Reaching
+/// a limit never fails the release: the symbols behind it are left out and a diagnostic names
+/// the option that raises it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExtractLimits {
+    /// Longest chain of `$ref` to `$ref` followed in an OpenAPI document (`--max-ref-hops`).
+    pub max_ref_hops: usize,
+    /// Deepest nesting of `$ref`d schemas expanded inside one another while flattening request
+    /// bodies and schema properties (`--max-schema-nesting`). Each level can fan out (`allOf`),
+    /// so the cost grows exponentially with it.
+    pub max_schema_nesting: usize,
+    /// Longest chain of re-exports followed to a definition: Python `from .x import y` and
+    /// aliases, npm `export ... from` and `export *` (`--max-reexport-depth`).
+    pub max_reexport_depth: usize,
+}
+
+impl Default for ExtractLimits {
+    fn default() -> Self {
+        ExtractLimits {
+            max_ref_hops: 64,
+            max_schema_nesting: 16,
+            max_reexport_depth: 64,
         }
     }
 }

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use oxigraph::model::NamedNode;
 
-use crate::extract::{Language, SourceFile};
+use crate::extract::{ExtractLimits, Language, SourceFile};
 use crate::lower::{Provenance, release_quads};
 use crate::model::{Diagnostic, PackageId, ReleaseFacts};
 use crate::store::{Store, StoreError};
@@ -20,6 +20,8 @@ pub struct Limits {
     pub max_total_bytes: u64,
     /// Number of entries looked at in one archive or tree.
     pub max_entries: usize,
+    /// How far the extractors follow `$ref`s and re-exports.
+    pub extract: ExtractLimits,
 }
 
 impl Default for Limits {
@@ -28,6 +30,7 @@ impl Default for Limits {
             max_file_bytes: 16 << 20,
             max_total_bytes: 1 << 30,
             max_entries: 200_000,
+            extract: ExtractLimits::default(),
         }
     }
 }
@@ -94,10 +97,8 @@ pub fn read_release(
             path: path.to_path_buf(),
             source,
         })?;
-        if name.ends_with(".whl") || name.ends_with(".zip") {
-            read_zip(path, &bytes, language, limits)?
-        } else if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
-            read_tar_gz(path, &bytes, language, limits)?
+        if is_archive(name) {
+            read_archive_bytes(path, &bytes, language, limits)?
         } else if language.reads(name) {
             (
                 vec![SourceFile {
@@ -145,6 +146,33 @@ pub fn read_release(
             .filter(|p| crate::extract::docs::is_release_page(&p.path)),
     );
     Ok((files, diags))
+}
+
+fn is_archive(name: &str) -> bool {
+    [".whl", ".zip", ".tar.gz", ".tgz"]
+        .iter()
+        .any(|e| name.ends_with(e))
+}
+
+/// The files of an archive held in memory (a wheel or zip, or a .tar.gz, by `path`'s name),
+/// within `limits`; nothing is written anywhere.
+pub fn read_archive_bytes(
+    path: &Path,
+    bytes: &[u8],
+    language: Language,
+    limits: &Limits,
+) -> Result<(Vec<SourceFile>, Vec<Diagnostic>), IngestError> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name.ends_with(".whl") || name.ends_with(".zip") {
+        read_zip(path, bytes, language, limits)
+    } else if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
+        read_tar_gz(path, bytes, language, limits)
+    } else {
+        Err(IngestError::BadArchive {
+            path: path.to_path_buf(),
+            reason: "expected a .whl/.zip or a .tar.gz".into(),
+        })
+    }
 }
 
 /// A relative archive path made safe: `/`-separated, no absolute, `..`, or empty components.
@@ -506,7 +534,7 @@ pub fn ingest_fetched(
 ) -> Result<IngestReport, AddError> {
     let language = Language::for_package(id).map_err(AddError::BadRelease)?;
     let (files, diags) = read_release(&fetched.path, language, limits)?;
-    Ok(ingest_files(
+    Ok(ingest_files_with(
         store,
         id,
         version,
@@ -514,11 +542,36 @@ pub fn ingest_fetched(
         diags,
         &fetched.url,
         Some(fetched.sha256.clone()),
+        &limits.extract,
     )?)
 }
 
-/// Extracts, lowers and stores one release, replacing any earlier copy atomically.
+/// Extracts, lowers and stores one release, replacing any earlier copy atomically, with the
+/// default extractor limits.
 pub fn ingest_files(
+    store: &Store,
+    package: &PackageId,
+    version: &str,
+    files: &[SourceFile],
+    diagnostics: Vec<Diagnostic>,
+    source: &str,
+    sha256: Option<String>,
+) -> Result<IngestReport, IngestError> {
+    ingest_files_with(
+        store,
+        package,
+        version,
+        files,
+        diagnostics,
+        source,
+        sha256,
+        &ExtractLimits::default(),
+    )
+}
+
+/// [`ingest_files`] with the extractors' recursion limits given.
+#[allow(clippy::too_many_arguments)]
+pub fn ingest_files_with(
     store: &Store,
     package: &PackageId,
     version: &str,
@@ -526,6 +579,7 @@ pub fn ingest_files(
     mut diagnostics: Vec<Diagnostic>,
     source: &str,
     sha256: Option<String>,
+    extract_limits: &ExtractLimits,
 ) -> Result<IngestReport, IngestError> {
     let start = Instant::now();
     validate_version(version)?;
@@ -534,9 +588,9 @@ pub fn ingest_files(
         |f: &SourceFile| language != Language::OpenApi && crate::extract::docs::is_page(&f.path);
     let mut facts: ReleaseFacts = if files.iter().any(is_page) {
         let code: Vec<SourceFile> = files.iter().filter(|f| !is_page(f)).cloned().collect();
-        language.extract(&code)
+        language.extract(&code, extract_limits)
     } else {
-        language.extract(files)
+        language.extract(files, extract_limits)
     };
     let pages: Vec<&SourceFile> = files.iter().filter(|f| is_page(f)).collect();
     if pages.len() > crate::extract::docs::MAX_PAGES {

@@ -10,6 +10,8 @@ pub mod answer;
 pub mod diff;
 pub mod extract;
 pub mod fetch;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod http;
 pub mod index;
 pub mod ingest;

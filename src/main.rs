@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use refgraph::answer::{AnswerError, Engine};
 use refgraph::diff;
 use refgraph::extract::Language;
-use refgraph::ingest::{Limits, ingest_files, read_release};
+use refgraph::ingest::{Limits, ingest_files_with, read_release};
 use refgraph::model::PackageId;
 use refgraph::store::Store;
 
@@ -77,6 +77,28 @@ struct Cli {
     /// Safety limit when reading a release: entries in its archive or folder [default: 200000]
     #[arg(long, env = "REFGRAPH_MAX_ENTRIES", global = true, value_name = "N")]
     max_entries: Option<usize>,
+    /// Safety limit when extracting: the longest chain of `$ref` to `$ref` followed in an
+    /// OpenAPI document [default: 64]
+    #[arg(long, env = "REFGRAPH_MAX_REF_HOPS", global = true, value_name = "N")]
+    max_ref_hops: Option<usize>,
+    /// Safety limit when extracting: how deeply `$ref`d schemas are expanded inside one another
+    /// to flatten request bodies and properties (each level may fan out) [default: 16]
+    #[arg(
+        long,
+        env = "REFGRAPH_MAX_SCHEMA_NESTING",
+        global = true,
+        value_name = "N"
+    )]
+    max_schema_nesting: Option<usize>,
+    /// Safety limit when extracting: the longest chain of re-exports (Python imports and
+    /// aliases, npm `export ... from` and `export *`) followed to a definition [default: 64]
+    #[arg(
+        long,
+        env = "REFGRAPH_MAX_REEXPORT_DEPTH",
+        global = true,
+        value_name = "N"
+    )]
+    max_reexport_depth: Option<usize>,
     /// The sentence-embedding model for concept search (see `refgraph model install`)
     /// [default: models/all-MiniLM-L6-v2-int8 in the per-user data directory]
     #[arg(long, env = "REFGRAPH_MODEL_DIR", global = true)]
@@ -492,8 +514,9 @@ fn run(cli: Cli) -> Result<u8> {
             let store = Store::open(&store_path(&data))?;
             let bar = spinner(&format!("ingesting {}", package.release_purl(version)));
             let language = Language::for_package(&package).map_err(anyhow::Error::msg)?;
-            let (files, diags) = read_release(path, language, &limits(&cli))?;
-            let report = ingest_files(
+            let limits = limits(&cli);
+            let (files, diags) = read_release(path, language, &limits)?;
+            let report = ingest_files_with(
                 &store,
                 &package,
                 version,
@@ -505,6 +528,7 @@ fn run(cli: Cli) -> Result<u8> {
                     .display()
                     .to_string(),
                 None,
+                &limits.extract,
             )?;
             store.flush()?;
             bar.finish_and_clear();
@@ -1306,6 +1330,15 @@ fn limits(cli: &Cli) -> Limits {
         max_file_bytes: cli.max_file_bytes.unwrap_or(d.max_file_bytes),
         max_total_bytes: cli.max_total_bytes.unwrap_or(d.max_total_bytes),
         max_entries: cli.max_entries.unwrap_or(d.max_entries),
+        extract: refgraph::extract::ExtractLimits {
+            max_ref_hops: cli.max_ref_hops.unwrap_or(d.extract.max_ref_hops),
+            max_schema_nesting: cli
+                .max_schema_nesting
+                .unwrap_or(d.extract.max_schema_nesting),
+            max_reexport_depth: cli
+                .max_reexport_depth
+                .unwrap_or(d.extract.max_reexport_depth),
+        },
     }
 }
 
@@ -1500,7 +1533,7 @@ fn add_spec(
     let files: Vec<_> = files.into_iter().filter(|f| f.path == want).collect();
     // Warnings about the package's other files (too large, unsafe paths) are noise here.
     let diags: Vec<_> = diags.into_iter().filter(|d| d.file == want).collect();
-    Ok(ingest_files(
+    Ok(ingest_files_with(
         store,
         &target,
         version,
@@ -1508,6 +1541,7 @@ fn add_spec(
         diags,
         &format!("{}#{want}", fetched.url),
         Some(fetched.sha256),
+        &limits.extract,
     )?)
 }
 

@@ -36,6 +36,28 @@ pub struct Store {
     generation: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
+#[cfg(feature = "rocksdb")]
+fn open_on_disk(path: &Path) -> Result<OxStore, StorageError> {
+    OxStore::open(path)
+}
+
+#[cfg(feature = "rocksdb")]
+fn open_on_disk_read_only(path: &Path) -> Result<OxStore, StorageError> {
+    OxStore::open_read_only(path)
+}
+
+#[cfg(not(feature = "rocksdb"))]
+fn open_on_disk(_: &Path) -> Result<OxStore, StorageError> {
+    Err(StorageError::Other(
+        "this build of refgraph has no on-disk store (built without the `rocksdb` feature)".into(),
+    ))
+}
+
+#[cfg(not(feature = "rocksdb"))]
+fn open_on_disk_read_only(path: &Path) -> Result<OxStore, StorageError> {
+    open_on_disk(path)
+}
+
 impl Store {
     pub fn in_memory() -> Self {
         Store {
@@ -50,7 +72,7 @@ impl Store {
             path: path.to_path_buf(),
             source: StorageError::Io(e),
         })?;
-        let inner = OxStore::open(path).map_err(|source| StoreError::Open {
+        let inner = open_on_disk(path).map_err(|source| StoreError::Open {
             path: path.to_path_buf(),
             source,
         })?;
@@ -63,7 +85,7 @@ impl Store {
 
     /// A read-only view of an on-disk store; works while another process holds it for writing.
     pub fn open_read_only(path: &Path) -> Result<Self, StoreError> {
-        let inner = OxStore::open_read_only(path).map_err(|source| StoreError::Open {
+        let inner = open_on_disk_read_only(path).map_err(|source| StoreError::Open {
             path: path.to_path_buf(),
             source,
         })?;

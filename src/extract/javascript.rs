@@ -307,6 +307,11 @@ fn resolve_spec(
 
 /// Extracts the public API of an npm release.
 pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
+    extract_with(files, &Default::default())
+}
+
+/// [`extract`] with the given re-export limit.
+pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits) -> ReleaseFacts {
     let mut facts = ReleaseFacts::default();
     let by_path: HashMap<&str, &SourceFile> = files.iter().map(|f| (f.path.as_str(), f)).collect();
     let names: HashSet<&str> = by_path.keys().copied().collect();
@@ -386,8 +391,21 @@ pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
         files: &names,
         tables: RefCell::default(),
         building: RefCell::default(),
+        max_depth: limits.max_reexport_depth,
+        cut: RefCell::default(),
     };
     let (mut symbols, locals) = resolver.symbols();
+    if let Some(file) = resolver.cut.borrow().as_ref() {
+        facts.diagnostics.push(Diagnostic {
+            file: file.clone(),
+            line: 1,
+            message: format!(
+                "re-exports chain more than {} modules deep here; the names behind it are left \
+                 out; if the package is genuine, raise --max-reexport-depth",
+                limits.max_reexport_depth
+            ),
+        });
+    }
     locate_in_javascript(&mut symbols, &locals, &by_path);
     facts.symbols = symbols;
     facts
@@ -401,6 +419,9 @@ struct Resolver<'a> {
     /// through hundreds of `export *` lines, so resolving name by name is quadratic.
     tables: RefCell<HashMap<String, Rc<ExportTable>>>,
     building: RefCell<HashSet<String>>,
+    /// How many modules deep re-exports are followed; `cut` is the first module not read.
+    max_depth: usize,
+    cut: RefCell<Option<String>>,
 }
 
 /// Symbol -> (local declaration name, member name): where to look for it in the JavaScript.
@@ -416,8 +437,6 @@ struct Alias {
     name: String,
     is_entry: bool,
 }
-
-const MAX_DEPTH: usize = 32;
 
 impl Resolver<'_> {
     fn module(&self, file: &str) -> Option<&ModuleSyntax> {
@@ -443,7 +462,13 @@ impl Resolver<'_> {
         let Some(m) = self.module(file) else {
             return Rc::default();
         };
-        if depth > MAX_DEPTH || !self.building.borrow_mut().insert(file.to_string()) {
+        if depth > self.max_depth {
+            self.cut
+                .borrow_mut()
+                .get_or_insert_with(|| file.to_string());
+            return Rc::default();
+        }
+        if !self.building.borrow_mut().insert(file.to_string()) {
             return Rc::default();
         }
         let mut table = ExportTable::new();

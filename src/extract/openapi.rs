@@ -78,13 +78,16 @@ fn load(file: &SourceFile) -> Result<Value, Diagnostic> {
 
 /// Reads the OpenAPI document of a release (and the files its `$ref`s point into).
 pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
+    extract_with(files, &Default::default())
+}
+
+/// [`extract`] with the given `$ref` limits.
+pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits) -> ReleaseFacts {
     let mut facts = ReleaseFacts {
         files: files.len(),
         ..Default::default()
     };
-    let mut docs = Docs {
-        files: HashMap::new(),
-    };
+    let mut docs = Docs::new(*limits);
     let mut roots = Vec::new();
     for f in files {
         match load(f) {
@@ -147,6 +150,17 @@ pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
         credentials: HashMap::new(),
     }
     .run(&version);
+    if let Some(at) = docs.nesting_cut.borrow().as_ref() {
+        facts.diagnostics.push(diag(
+            &root,
+            "",
+            format!(
+                "schemas nest more than {} $refs deep (at {at}); bodies and properties that \
+                 deep are not flattened; if the document is genuine, raise --max-schema-nesting",
+                limits.max_schema_nesting
+            ),
+        ));
+    }
     for (pointer, reason) in refs::broken_refs(&docs, &root) {
         facts.diagnostics.push(diag(&root, &pointer, reason));
     }

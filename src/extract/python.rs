@@ -67,6 +67,11 @@ fn queries() -> &'static Queries {
 
 /// Extracts the public API of a Python release from its source files.
 pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
+    extract_with(files, &Default::default())
+}
+
+/// [`extract`] with the given re-export limit.
+pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits) -> ReleaseFacts {
     let mut diagnostics = Vec::new();
     let mut modules = Vec::new();
     let chosen = choose_module_files(files);
@@ -76,7 +81,7 @@ pub fn extract(files: &[SourceFile]) -> ReleaseFacts {
         modules.push(syntax);
     }
     let parsed_at = std::time::Instant::now();
-    let mut facts = resolve(modules);
+    let mut facts = resolve::resolve_with(modules, limits);
     tracing::debug!(
         resolve_s = parsed_at.elapsed().as_secs_f64(),
         modules = chosen.len(),

@@ -9,12 +9,37 @@ use serde_json::Value;
 
 use openapiv3::ReferenceOr;
 
-/// Longest chain of `$ref`s followed before giving up (a chain this long is a cycle or abuse).
-const MAX_HOPS: usize = 64;
-
 /// The parsed documents of a release, by path relative to the release root.
 pub struct Docs {
     pub files: HashMap<String, Value>,
+    /// `max_ref_hops` bounds a chain of `$ref`s; `max_schema_nesting` bounds schemas expanded
+    /// inside one another.
+    pub limits: crate::extract::ExtractLimits,
+    /// Where `max_schema_nesting` cut an expansion (reported once, as a diagnostic).
+    pub nesting_cut: std::cell::RefCell<Option<String>>,
+}
+
+impl Docs {
+    pub fn new(limits: crate::extract::ExtractLimits) -> Self {
+        Docs {
+            files: HashMap::new(),
+            limits,
+            nesting_cut: Default::default(),
+        }
+    }
+
+    /// Whether `seen` (the `$ref`s being expanded) is as deep as expansion may go; the first
+    /// time, remembers where.
+    pub fn too_deep(&self, seen: &[String]) -> bool {
+        if seen.len() <= self.limits.max_schema_nesting {
+            return false;
+        }
+        let mut cut = self.nesting_cut.borrow_mut();
+        if cut.is_none() {
+            *cut = seen.last().cloned();
+        }
+        true
+    }
 }
 
 /// Where a value lives: file plus JSON pointer (`#/components/schemas/Pet`).
@@ -113,12 +138,19 @@ impl Docs {
         let mut seen: Vec<Location> = Vec::new();
         while let Some(r) = cur.get("$ref").and_then(Value::as_str) {
             let next = self.target(&loc.file, r)?;
-            if seen.contains(&next) || seen.len() >= MAX_HOPS {
+            if seen.contains(&next) {
                 let chain: Vec<String> = seen.iter().map(|l| l.pointer.clone()).collect();
                 return Err(format!(
                     "$ref cycle: {} -> {}",
                     chain.join(" -> "),
                     next.pointer
+                ));
+            }
+            if seen.len() >= self.limits.max_ref_hops {
+                return Err(format!(
+                    "a chain of more than {} $refs from {r} (stopped at {next}); if the \
+                     document is genuine, raise --max-ref-hops",
+                    self.limits.max_ref_hops
                 ));
             }
             cur = self
@@ -259,12 +291,12 @@ mod tests {
     use serde_json::json;
 
     fn docs(list: &[(&str, Value)]) -> Docs {
-        Docs {
-            files: list
-                .iter()
-                .map(|(p, v)| (p.to_string(), v.clone()))
-                .collect(),
-        }
+        let mut docs = Docs::new(Default::default());
+        docs.files = list
+            .iter()
+            .map(|(p, v)| (p.to_string(), v.clone()))
+            .collect();
+        docs
     }
 
     #[test]

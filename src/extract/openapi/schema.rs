@@ -7,7 +7,8 @@ use serde::Serialize;
 use super::refs::Docs;
 use crate::model::{BodyProperty, SchemaFacts};
 
-/// How deep `allOf` parts and array items are followed; deeper is abuse, not an API.
+/// How deep inline `allOf` parts and array items are rendered as a type; deeper is abuse, not
+/// an API. (Nested `$ref`s are bounded by `ExtractLimits::max_schema_nesting`.)
 const MAX_DEPTH: usize = 16;
 
 /// The facts of one schema, whichever variant openapiv3 chose for it.
@@ -213,7 +214,7 @@ pub fn object_properties(
     schema: &ReferenceOr<Schema>,
     seen: &mut Vec<String>,
 ) -> Option<Vec<BodyProperty>> {
-    if seen.len() > MAX_DEPTH {
+    if docs.too_deep(seen) {
         return None;
     }
     let (schema, loc) = docs.resolve(file, schema).ok()?;
@@ -283,7 +284,7 @@ pub fn component_properties(
     seen: &mut Vec<String>,
     out: &mut Vec<(String, bool, ReferenceOr<Schema>)>,
 ) {
-    if seen.len() > MAX_DEPTH {
+    if docs.too_deep(seen) {
         return;
     }
     let v = view(schema);

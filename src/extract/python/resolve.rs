@@ -26,12 +26,22 @@ struct Resolver<'a> {
     by_name: HashMap<&'a str, usize>,
     /// Names each module exports to `from m import *`, computed in import-graph order.
     star_exports: Vec<BTreeSet<String>>,
+    /// Steps an alias chain may take; `cut` is the first (module file, name) cut short.
+    max_chain: usize,
+    cut: std::cell::RefCell<Option<(String, String)>>,
 }
 
-/// Cap on alias chains (`A = B`, `from x import A`...) followed for one name.
-const MAX_CHAIN: usize = 64;
-
+/// [`resolve_with`] with the default limits.
 pub fn resolve(modules: Vec<ModuleSyntax>) -> ReleaseFacts {
+    resolve_with(modules, &Default::default())
+}
+
+/// The public API of `modules`; alias chains (`A = B`, `from x import A`...) are followed
+/// for at most `limits.max_reexport_depth` steps per name.
+pub fn resolve_with(
+    modules: Vec<ModuleSyntax>,
+    limits: &crate::extract::ExtractLimits,
+) -> ReleaseFacts {
     let by_name = modules
         .iter()
         .enumerate()
@@ -41,10 +51,23 @@ pub fn resolve(modules: Vec<ModuleSyntax>) -> ReleaseFacts {
         modules: &modules,
         by_name,
         star_exports: vec![BTreeSet::new(); modules.len()],
+        max_chain: limits.max_reexport_depth,
+        cut: Default::default(),
     };
     r.compute_star_exports();
     let mut facts = ReleaseFacts::default();
     r.build(&mut facts);
+    if let Some((module, name)) = r.cut.borrow().as_ref() {
+        facts.diagnostics.push(crate::model::Diagnostic {
+            file: module.clone(),
+            line: 1,
+            message: format!(
+                "'{name}' is re-exported through more than {} imports or aliases; names this deep \
+                 are left out; if the package is genuine, raise --max-reexport-depth",
+                limits.max_reexport_depth
+            ),
+        });
+    }
     facts
 }
 
@@ -148,7 +171,13 @@ impl<'a> Resolver<'a> {
         name: &str,
         seen: &mut HashSet<(usize, String)>,
     ) -> Option<Target> {
-        if seen.len() > MAX_CHAIN || !seen.insert((i, name.to_string())) {
+        if seen.len() > self.max_chain {
+            self.cut
+                .borrow_mut()
+                .get_or_insert_with(|| (self.modules[i].file.clone(), name.to_string()));
+            return None;
+        }
+        if !seen.insert((i, name.to_string())) {
             return None;
         }
         let m = &self.modules[i];
