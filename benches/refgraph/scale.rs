@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Mcp, cache, percentile, run, symbol_count};
+use super::{Mcp, cache, names_of, percentile, run, symbol_count};
 
 const RELEASES: usize = 100;
 const CHECKPOINTS: [usize; 3] = [1, 10, 100];
@@ -103,22 +103,6 @@ fn memory(pid: u32) -> (f64, f64) {
             / 1024.0
     };
     (field("VmRSS:"), field("VmHWM:"))
-}
-
-fn names_of(bin: &Path, data: &Path, version: &str) -> Vec<String> {
-    let v = super::sparql(
-        bin,
-        data,
-        &format!(
-            "SELECT ?q WHERE {{ GRAPH <pkg:pypi/django@{version}> {{ ?s <https://refgraph.dev/ontology#qualifiedName> ?q }} }} ORDER BY ?q"
-        ),
-    );
-    v["results"]["bindings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["q"]["value"].as_str().unwrap().to_string())
-        .collect()
 }
 
 struct Calls {
