@@ -154,6 +154,8 @@ impl Store {
     }
 
     pub fn flush(&self) -> Result<(), StoreError> {
+        // Only the on-disk store has buffers to flush.
+        #[cfg(feature = "rocksdb")]
         if !self.read_only {
             self.inner.flush()?;
         }
