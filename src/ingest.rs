@@ -97,7 +97,7 @@ pub fn read_release(
             path: path.to_path_buf(),
             source,
         })?;
-        if is_archive(name) {
+        if archive_kind(name).is_some() {
             read_archive_bytes(path, &bytes, language, limits)?
         } else if language.reads(name) {
             (
@@ -148,10 +148,21 @@ pub fn read_release(
     Ok((files, diags))
 }
 
-fn is_archive(name: &str) -> bool {
-    [".whl", ".zip", ".tar.gz", ".tgz"]
-        .iter()
-        .any(|e| name.ends_with(e))
+#[derive(Clone, Copy)]
+enum ArchiveKind {
+    Zip,
+    TarGz,
+}
+
+/// Which archive format a file name says it is, if any.
+fn archive_kind(name: &str) -> Option<ArchiveKind> {
+    if name.ends_with(".whl") || name.ends_with(".zip") {
+        Some(ArchiveKind::Zip)
+    } else if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
+        Some(ArchiveKind::TarGz)
+    } else {
+        None
+    }
 }
 
 /// The files of an archive held in memory (a wheel or zip, or a .tar.gz, by `path`'s name),
@@ -163,15 +174,13 @@ pub fn read_archive_bytes(
     limits: &Limits,
 ) -> Result<(Vec<SourceFile>, Vec<Diagnostic>), IngestError> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if name.ends_with(".whl") || name.ends_with(".zip") {
-        read_zip(path, bytes, language, limits)
-    } else if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
-        read_tar_gz(path, bytes, language, limits)
-    } else {
-        Err(IngestError::BadArchive {
+    match archive_kind(name) {
+        Some(ArchiveKind::Zip) => read_zip(path, bytes, language, limits),
+        Some(ArchiveKind::TarGz) => read_tar_gz(path, bytes, language, limits),
+        None => Err(IngestError::BadArchive {
             path: path.to_path_buf(),
             reason: "expected a .whl/.zip or a .tar.gz".into(),
-        })
+        }),
     }
 }
 

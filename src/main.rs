@@ -1266,7 +1266,7 @@ fn add(
         targets.push((r.as_str(), id, version));
     }
     let store = Store::open(&store_path(data))?;
-
+    let limits = limits(cli);
     let mut failed = 0;
     let mut stored = Vec::new();
     for (asked, id, version) in targets {
@@ -1290,7 +1290,7 @@ fn add(
                 &store,
                 asked,
                 &data.join("cache"),
-                &limits(cli),
+                &limits,
                 &progress,
             )
             .map_err(anyhow::Error::from),
@@ -1300,7 +1300,7 @@ fn add(
                 (&id, &version),
                 spec,
                 as_package,
-                &limits(cli),
+                &limits,
                 &progress,
             ),
         };
