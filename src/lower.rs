@@ -24,7 +24,8 @@ pub fn symbol_iri(package: &PackageId, qualified_name: &str) -> String {
 fn escape_fragment(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if c.is_ascii_control() || " <>\"{}|\\^`%".contains(c) {
+        // `#` too: a fragment holds no second one (npm names and JS exports may).
+        if c.is_ascii_control() || " <>\"{}|\\^`%#".contains(c) {
             let mut buf = [0u8; 4];
             for b in c.encode_utf8(&mut buf).bytes() {
                 out.push_str(&format!("%{b:02X}"));
