@@ -79,11 +79,13 @@ impl Language {
     }
 
     pub fn extract(self, files: &[SourceFile], limits: &ExtractLimits) -> ReleaseFacts {
-        match self {
+        let mut facts = match self {
             Language::Python => python::extract_with(files, limits),
             Language::JavaScript => javascript::extract_with(files, limits),
             Language::OpenApi => openapi::extract_with(files, limits),
-        }
+        };
+        facts.add_base_relations();
+        facts
     }
 }
 

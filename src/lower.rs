@@ -137,6 +137,7 @@ pub fn release_quads(
     for s in &facts.symbols {
         lower_symbol(&mut w, package, &release, s);
     }
+    lower_relations(&mut w, package, &release, facts);
     lower_openapi(&mut w, package, &release, facts);
     lower_pages(&mut w, package, &release, facts);
     w.quads
@@ -299,6 +300,51 @@ fn write_pages(
             }
         }
     }
+}
+
+/// Each relation as a node hanging off its subject, and all of them once more as one table on
+/// the release (`kind\tsubject\tname\tobject\tfile\tline\tevidence` lines) that the usage-path
+/// graph is built from in a single read.
+fn lower_relations(w: &mut Writer, package: &PackageId, release: &NamedNode, facts: &ReleaseFacts) {
+    if facts.relations.is_empty() {
+        return;
+    }
+    let mut table = String::new();
+    for r in &facts.relations {
+        let subject = node(symbol_iri(package, &r.subject));
+        let rn = node(format!(
+            "{}#{}/{}/{}/{}",
+            release.as_str(),
+            escape_fragment(&r.subject),
+            r.kind.as_str(),
+            escape_fragment(r.name.as_deref().unwrap_or("")),
+            escape_fragment(&r.object)
+        ));
+        w.add(&subject, rg::RELATION_PROP, rn.clone());
+        w.add(&rn, rdf::TYPE, rg::RELATION);
+        w.str(&rn, rg::RELATION_KIND, r.kind.as_str());
+        if let Some(n) = &r.name {
+            w.str(&rn, rg::NAME, n);
+        }
+        w.add(&rn, rg::TARGET, node(symbol_iri(package, &r.object)));
+        w.str(&rn, rg::EVIDENCE, &r.evidence);
+        w.str(&rn, rg::SOURCE_FILE, &r.file);
+        if r.line > 0 {
+            w.add(&rn, rg::LINE, Literal::from(r.line as i64));
+        }
+        let clean = |t: &str| t.replace(['\t', '\n'], " ");
+        table.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+            r.kind.as_str(),
+            clean(&r.subject),
+            clean(r.name.as_deref().unwrap_or("")),
+            clean(&r.object),
+            clean(&r.file),
+            r.line,
+            clean(&r.evidence)
+        ));
+    }
+    w.str(release, rg::RELATION_TABLE, &table);
 }
 
 /// `name\tcanonical\tkind` for every public name: one read gives the candidate ranker

@@ -115,6 +115,103 @@ pub struct ReleaseFacts {
     /// Definitions that are not public API (`pkg.core._helper`, `pkg.Client._retry`, a
     /// function left out of `__all__`): what tells "made private" apart from "deleted".
     pub private_names: Vec<String>,
+    /// Typed links between symbols of the release (an attribute's class, a callable's return
+    /// type), the raw material of usage paths and `related`.
+    pub relations: Vec<Relation>,
+}
+
+impl ReleaseFacts {
+    /// `extends` links for the bases of classes that are classes of the same release, by
+    /// canonical name or alias (the extractors resolve bases to those).
+    pub fn add_base_relations(&mut self) {
+        let classes: std::collections::HashMap<&str, &str> = self
+            .symbols
+            .iter()
+            .filter(|s| matches!(s.kind, SymbolKind::Class | SymbolKind::Interface))
+            .flat_map(|s| {
+                std::iter::once(s.qualified_name.as_str())
+                    .chain(s.aliases.iter().map(String::as_str))
+                    .map(move |n| (n, s.qualified_name.as_str()))
+            })
+            .collect();
+        let mut links = Vec::new();
+        for s in &self.symbols {
+            if !matches!(s.kind, SymbolKind::Class | SymbolKind::Interface) {
+                continue;
+            }
+            for b in &s.bases {
+                if let Some(object) = classes.get(b.as_str())
+                    && *object != s.qualified_name
+                {
+                    links.push(Relation {
+                        subject: s.qualified_name.clone(),
+                        kind: RelationKind::Extends,
+                        name: None,
+                        object: object.to_string(),
+                        evidence: format!("base {b}"),
+                        file: s.file.clone(),
+                        line: s.line,
+                    });
+                }
+            }
+        }
+        self.relations.extend(links);
+        self.relations.sort();
+        self.relations.dedup();
+    }
+}
+
+/// One typed link from a symbol to a class of the same release, with the source text it rests on.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Relation {
+    /// Canonical name of the symbol the link starts at: the class owning an attribute, the
+    /// callable returning or taking a type.
+    pub subject: String,
+    pub kind: RelationKind,
+    /// The attribute's or parameter's name; `None` for `returns`.
+    pub name: Option<String>,
+    /// Canonical name of the class the link ends at.
+    pub object: String,
+    /// The source text that says so: `self.customers = CustomerService(self._requestor)`,
+    /// `-> Completions`.
+    pub evidence: String,
+    pub file: String,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RelationKind {
+    /// Instances of the subject have an attribute holding an instance of the object.
+    Attribute,
+    /// Calling (or reading, for a property) the subject gives an instance of the object.
+    Returns,
+    /// The subject takes a parameter of the object's type.
+    Parameter,
+    /// The subject (a class) derives from the object (a class of the same release).
+    Extends,
+}
+
+impl RelationKind {
+    pub const ALL: [RelationKind; 4] = [
+        RelationKind::Attribute,
+        RelationKind::Returns,
+        RelationKind::Parameter,
+        RelationKind::Extends,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RelationKind::Attribute => "attribute",
+            RelationKind::Returns => "returns",
+            RelationKind::Parameter => "parameter",
+            RelationKind::Extends => "extends",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RelationKind> {
+        RelationKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
 }
 
 /// A documentation page, converted to Markdown and cut into sections.

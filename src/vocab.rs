@@ -35,6 +35,7 @@ pub mod rg {
         DIAGNOSTIC = "Diagnostic",
         DOC_PAGE = "DocPage",
         DOC_SECTION = "DocSection",
+        RELATION = "Relation",
         // documentation pages
         IN_RELEASE = "inRelease",
         PAGE = "page",
@@ -125,6 +126,11 @@ pub mod rg {
         CONSTRAINT = "constraint",
         RECURSIVE = "recursive",
         PROPERTY_REQUIRED = "propertyRequired",
+        RELATION_PROP = "relation",
+        RELATION_KIND = "relationKind",
+        TARGET = "target",
+        EVIDENCE = "evidence",
+        RELATION_TABLE = "relationTable",
     }
 }
 

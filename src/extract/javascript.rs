@@ -18,7 +18,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use crate::extract::{SourceFile, parallel_map};
-use crate::model::{Diagnostic, Param, ReleaseFacts, Symbol, SymbolKind};
+use crate::model::{Diagnostic, Param, Relation, RelationKind, ReleaseFacts, Symbol, SymbolKind};
 use syntax::{Decl, DeclKind, Export, MemberKind, ModuleSyntax, Sig, is_declaration};
 
 /// Whether a release file is read by this extractor.
@@ -394,7 +394,9 @@ pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits
         max_depth: limits.max_reexport_depth,
         cut: RefCell::default(),
     };
-    let (mut symbols, locals) = resolver.symbols();
+    let (mut symbols, locals, declared) = resolver.symbols();
+    // Before the symbols move to their JavaScript: the declarations are the evidence.
+    facts.relations = resolver.relations(&symbols, &declared);
     if let Some(file) = resolver.cut.borrow().as_ref() {
         facts.diagnostics.push(Diagnostic {
             file: file.clone(),
@@ -426,6 +428,9 @@ struct Resolver<'a> {
 
 /// Symbol -> (local declaration name, member name): where to look for it in the JavaScript.
 type Locals = HashMap<String, (String, Option<String>)>;
+
+/// (declaring file, local name) -> canonical public name, for every public declaration.
+type Declared = HashMap<(String, String), String>;
 
 /// Export name -> (declaring file, local name).
 type ExportTable = BTreeMap<String, (String, String)>;
@@ -527,9 +532,11 @@ impl Resolver<'_> {
         self.resolve_export(&f, name, depth + 1)
     }
 
-    /// The public symbols, and where each is declared (to find it in the JavaScript).
-    fn symbols(&self) -> (Vec<Symbol>, Locals) {
+    /// The public symbols, where each is declared (to find it in the JavaScript), and the
+    /// canonical name of each public declaration.
+    fn symbols(&self) -> (Vec<Symbol>, Locals, Declared) {
         let mut locals = Locals::new();
+        let mut declared = Declared::new();
         let mut targets: BTreeMap<(String, String), Vec<Alias>> = BTreeMap::new();
         let entry = self.layout.entry.as_deref();
         for (spec, file) in &self.layout.modules {
@@ -586,6 +593,7 @@ impl Resolver<'_> {
             if !taken.insert(canonical.clone()) {
                 continue;
             }
+            declared.insert((file.clone(), local.clone()), canonical.clone());
             let display = if local.contains('.') || local == "default" {
                 canonical.rsplit(':').next().unwrap_or(local).to_string()
             } else {
@@ -615,7 +623,138 @@ impl Resolver<'_> {
             });
         }
         out.sort_by(|a, b| a.qualified_name.cmp(&b.qualified_name));
-        (out, locals)
+        (out, locals, declared)
+    }
+
+    /// The public class or interface a type annotation of `file` names, when it names exactly
+    /// one instance of one: `Customers`, `API.Completions` (through `import * as API`),
+    /// `Customers | undefined`. Generics, arrays, functions and object types name none.
+    fn class_named(
+        &self,
+        file: &str,
+        text: &str,
+        declared: &Declared,
+        classes: &HashSet<&str>,
+    ) -> Option<String> {
+        let parts: Vec<&str> = split_top_level(text, '|')
+            .into_iter()
+            .map(str::trim)
+            .filter(|p| !matches!(*p, "undefined" | "null" | ""))
+            .collect();
+        let [t] = parts.as_slice() else {
+            return None;
+        };
+        if !t
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.'))
+        {
+            return None;
+        }
+        let target = match t.split_once('.') {
+            None => self.resolve_local(file, t, 0)?,
+            Some((ns, name)) if !name.contains('.') => {
+                let im = self.module(file)?.imports.get(ns)?;
+                if im.name != "*" {
+                    return None;
+                }
+                let f = self.resolve_from(file, &im.from)?;
+                self.resolve_export(&f, name, 0)?
+            }
+            Some(_) => return None,
+        };
+        declared
+            .get(&target)
+            .filter(|c| classes.contains(c.as_str()))
+            .cloned()
+    }
+
+    /// Typed links between the public symbols: properties holding a class instance, methods
+    /// and functions returning one, bases. Types are resolved in the declaring file.
+    fn relations(&self, symbols: &[Symbol], declared: &Declared) -> Vec<Relation> {
+        let classes: HashSet<&str> = symbols
+            .iter()
+            .filter(|s| matches!(s.kind, SymbolKind::Class | SymbolKind::Interface))
+            .map(|s| s.qualified_name.as_str())
+            .collect();
+        let mut out = Vec::new();
+        for s in symbols {
+            let member = s
+                .qualified_name
+                .rsplit_once('.')
+                .map(|(_, m)| m.to_string());
+            let parent = s.parent.as_deref().filter(|p| classes.contains(p));
+            let link =
+                |kind, subject: &str, name: Option<String>, object: String, evidence| Relation {
+                    subject: subject.to_string(),
+                    kind,
+                    name,
+                    object,
+                    evidence,
+                    file: s.defined_in.clone(),
+                    line: s.line,
+                };
+            match s.kind {
+                SymbolKind::Property => {
+                    if let (Some(p), Some(t), Some(m)) = (parent, &s.returns, &member)
+                        && let Some(o) = self.class_named(&s.defined_in, t, declared, &classes)
+                    {
+                        out.push(link(
+                            RelationKind::Attribute,
+                            p,
+                            Some(m.clone()),
+                            o,
+                            format!("{m}: {t}"),
+                        ));
+                    }
+                }
+                SymbolKind::Method | SymbolKind::Staticmethod | SymbolKind::Function => {
+                    if let Some(t) = &s.returns
+                        && let Some(o) = self.class_named(&s.defined_in, t, declared, &classes)
+                    {
+                        out.push(link(
+                            RelationKind::Returns,
+                            &s.qualified_name,
+                            None,
+                            o,
+                            format!(": {t}"),
+                        ));
+                    }
+                    for p in &s.params {
+                        if let Some(t) = &p.annotation
+                            && let Some(o) = self.class_named(&s.defined_in, t, declared, &classes)
+                        {
+                            out.push(link(
+                                RelationKind::Parameter,
+                                &s.qualified_name,
+                                Some(p.name.clone()),
+                                o,
+                                format!("{}: {t}", p.name),
+                            ));
+                        }
+                    }
+                }
+                SymbolKind::Class | SymbolKind::Interface => {
+                    for b in &s.bases {
+                        let name = b.split('<').next().unwrap_or(b).trim();
+                        if let Some(o) = self.class_named(&s.defined_in, name, declared, &classes)
+                            && o != s.qualified_name
+                        {
+                            out.push(link(
+                                RelationKind::Extends,
+                                &s.qualified_name,
+                                None,
+                                o,
+                                format!("extends {b}"),
+                            ));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// The constructor a class is built with: its own, else its base class's (followed through

@@ -33,6 +33,10 @@ pub const QUERY_FILES: &[(&str, &str)] = &[
         "deprecations",
         include_str!("../../extractors/python/deprecations.scm"),
     ),
+    (
+        "attributes",
+        include_str!("../../extractors/python/attributes.scm"),
+    ),
 ];
 
 struct Queries {
@@ -40,6 +44,7 @@ struct Queries {
     imports: Query,
     assignments: Query,
     deprecations: Query,
+    attributes: Query,
 }
 
 pub fn language() -> Language {
@@ -61,6 +66,7 @@ fn queries() -> &'static Queries {
             imports: compile("imports"),
             assignments: compile("assignments"),
             deprecations: compile("deprecations"),
+            attributes: compile("attributes"),
         }
     })
 }
@@ -212,6 +218,22 @@ pub struct Def {
     pub member_aliases: Vec<(String, String)>,
     /// Class body annotated fields `name: T [= default]`, for synthesised constructors.
     pub fields: Vec<Field>,
+    /// Public instance attributes with a stated or constructed type: annotated class-level
+    /// fields of a class, `self.x = ...` statements of an `__init__`.
+    pub attributes: Vec<AttrFact>,
+}
+
+/// An attribute whose type the source states: `customers: CustomerService` in a class body,
+/// `self.customers = CustomerService(self)` or `self.timeout: float = t` in `__init__`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttrFact {
+    pub name: String,
+    pub annotation: Option<String>,
+    /// The callee when the value is a call (`CustomerService`), a class to construct.
+    pub constructed: Option<String>,
+    pub line: usize,
+    /// The statement, whitespace collapsed.
+    pub evidence: String,
 }
 
 #[derive(Debug, Clone)]
@@ -531,7 +553,13 @@ fn build_def(
         members: Vec::new(),
         member_aliases: Vec::new(),
         fields: Vec::new(),
+        attributes: Vec::new(),
     };
+    if def.name == "__init__"
+        && let (Some(b), Some(p)) = (body, params)
+    {
+        def.attributes = init_attributes(node, p, b, src);
+    }
     if let Some(b) = bases {
         let mut cursor = b.walk();
         for arg in b.named_children(&mut cursor) {
@@ -562,6 +590,97 @@ fn build_def(
         }
     }
     def
+}
+
+/// The public attributes an `__init__` sets on its receiver, each with its annotation or the
+/// class it constructs. Assignments in nested functions and lambdas are not the receiver's.
+fn init_attributes(init: Node, params: Node, body: Node, src: &[u8]) -> Vec<AttrFact> {
+    let mut cursor = params.walk();
+    let Some(receiver) = params
+        .named_children(&mut cursor)
+        .find(|p| p.kind() == "identifier")
+        .map(|p| text(p, src))
+    else {
+        return vec![];
+    };
+    let query = &queries().attributes;
+    let names = query.capture_names();
+    let mut qc = QueryCursor::new();
+    let mut matches = qc.matches(query, body, src);
+    let mut out: Vec<AttrFact> = Vec::new();
+    while let Some(m) = matches.next() {
+        let (mut stmt, mut object, mut name, mut ty, mut value) = (None, None, None, None, None);
+        for c in m.captures() {
+            match names[c.index as usize] {
+                "attribute" => stmt = Some(c.node),
+                "receiver" => object = Some(text(c.node, src)),
+                "name" => name = Some(text(c.node, src)),
+                "type" => ty = Some(c.node),
+                "value" => value = Some(c.node),
+                _ => {}
+            }
+        }
+        let (Some(stmt), Some(name)) = (stmt, name) else {
+            continue;
+        };
+        if object != Some(receiver)
+            || name.starts_with('_')
+            || enclosing_scope(stmt).map(|n| n.id()) != Some(init.id())
+        {
+            continue;
+        }
+        let constructed = value
+            .filter(|v| v.kind() == "call")
+            .and_then(|v| v.child_by_field_name("function"))
+            .filter(|f| matches!(f.kind(), "identifier" | "attribute"))
+            .map(|f| text(f, src).to_string());
+        let annotation = ty.map(|t| collapse_ws(text(t, src)));
+        if annotation.is_none() && constructed.is_none() {
+            continue;
+        }
+        let evidence = evidence_of(stmt, src);
+        // The first statement that sets a name states its type; later ones reassign it.
+        if out.iter().any(|a| a.name == name) {
+            continue;
+        }
+        out.push(AttrFact {
+            name: name.to_string(),
+            annotation,
+            constructed,
+            line: line_of(stmt),
+            evidence,
+        });
+    }
+    out
+}
+
+/// A statement as evidence: whitespace collapsed, at most 160 characters.
+fn evidence_of(stmt: Node, src: &[u8]) -> String {
+    let mut evidence = collapse_ws(text(stmt, src));
+    if evidence.len() > 160 {
+        let cut = (0..=157)
+            .rev()
+            .find(|i| evidence.is_char_boundary(*i))
+            .unwrap_or(0);
+        evidence.truncate(cut);
+        evidence.push_str("...");
+    }
+    evidence
+}
+
+/// The nearest enclosing function or lambda of `node`: the scope its names belong to.
+fn enclosing_scope(node: Node) -> Option<Node> {
+    let mut cur = node.parent();
+    while let Some(n) = cur {
+        if matches!(
+            n.kind(),
+            "function_definition" | "lambda" | "class_definition"
+        ) {
+            return Some(n);
+        }
+        cur = n.parent();
+    }
+    None
 }
 
 fn collapse_ws(s: &str) -> String {
@@ -1012,6 +1131,15 @@ fn collect_assignment(
                 continue;
             };
             if let Some(t) = ty {
+                if !name.starts_with('_') {
+                    def.attributes.push(AttrFact {
+                        name: name.to_string(),
+                        annotation: Some(collapse_ws(text(t, src))),
+                        constructed: None,
+                        line: line_of(stmt),
+                        evidence: evidence_of(stmt, src),
+                    });
+                }
                 def.fields.push(Field {
                     name: name.to_string(),
                     annotation: collapse_ws(text(t, src)),
@@ -1167,6 +1295,7 @@ fn namedtuple_class(name: &str, value: Node, src: &[u8]) -> Option<Def> {
         members: vec![],
         member_aliases: vec![],
         fields: vec![],
+        attributes: vec![],
     };
     Some(Def {
         name: name.to_string(),
@@ -1183,6 +1312,7 @@ fn namedtuple_class(name: &str, value: Node, src: &[u8]) -> Option<Def> {
         members: vec![init],
         member_aliases: vec![],
         fields: vec![],
+        attributes: vec![],
     })
 }
 

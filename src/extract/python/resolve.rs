@@ -10,7 +10,10 @@ use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
 use super::{BindingTarget, Def, DefKind, ModuleSyntax};
-use crate::model::{Param, ParamKind, ReleaseFacts, Symbol, SymbolKind};
+use crate::model::{Param, ParamKind, Relation, RelationKind, ReleaseFacts, Symbol, SymbolKind};
+
+/// Canonical public name of each public top-level definition, with its other public paths.
+type Canon = HashMap<(usize, String), (String, Vec<String>)>;
 
 /// What a name in a module's namespace refers to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -306,7 +309,7 @@ impl<'a> Resolver<'a> {
             }
         }
         // 2. Canonical names: the shortest public path, preferring one that ends in the own name.
-        let mut canon: HashMap<(usize, String), (String, Vec<String>)> = HashMap::new();
+        let mut canon: Canon = HashMap::new();
         for ((j, name), paths) in &public {
             let mut sorted: Vec<&String> = paths.iter().collect();
             sorted.sort_by_key(|p| {
@@ -333,6 +336,7 @@ impl<'a> Resolver<'a> {
             let file = &self.modules[*j].file;
             match def.kind {
                 DefKind::Function => {
+                    self.signature_relations(*j, def, q, file, &canon, &mut facts.relations);
                     facts.symbols.push(function_symbol(
                         def,
                         q.clone(),
@@ -362,6 +366,8 @@ impl<'a> Resolver<'a> {
         }
         facts.private_names.sort();
         facts.private_names.dedup();
+        facts.relations.sort();
+        facts.relations.dedup();
         for s in &mut facts.symbols {
             s.aliases.sort();
             s.aliases.dedup();
@@ -434,7 +440,7 @@ impl<'a> Resolver<'a> {
         name: &str,
         q: &str,
         aliases: &[String],
-        canon: &HashMap<(usize, String), (String, Vec<String>)>,
+        canon: &Canon,
         facts: &mut ReleaseFacts,
     ) {
         let path = vec![name.to_string()];
@@ -475,6 +481,7 @@ impl<'a> Resolver<'a> {
             class.bases.clear();
         }
         facts.symbols.push(class);
+        self.attribute_relations(&mro, &this, q, canon, &mut facts.relations);
 
         let mut seen: HashSet<String> = HashSet::new();
         for owner in &mro {
@@ -528,6 +535,14 @@ impl<'a> Resolver<'a> {
                     Some(q.to_string()),
                     &self.modules[*k].file,
                 );
+                self.signature_relations(
+                    *k,
+                    m,
+                    &sym.qualified_name,
+                    &self.modules[*k].file,
+                    canon,
+                    &mut facts.relations,
+                );
                 mangle(
                     &mut sym.params,
                     opath.last().map(String::as_str).unwrap_or(""),
@@ -545,6 +560,133 @@ impl<'a> Resolver<'a> {
                     }
                 }
                 facts.symbols.push(sym);
+            }
+        }
+    }
+
+    /// The public class a type expression names, when it names exactly one instance of one:
+    /// `CustomerService`, `"resources.Completions"`, `Optional[Customer]`, `Customer | None`.
+    /// Containers (`List[Customer]`), unions of classes and `Type[X]` name none.
+    fn class_named(&self, module: usize, expr: &str, canon: &Canon) -> Option<String> {
+        let mut named = None;
+        for token in type_names(expr) {
+            let last = token.rsplit('.').next().unwrap_or(token);
+            if matches!(last, "Optional" | "Union" | "None" | "Annotated") {
+                continue;
+            }
+            if named.replace(token).is_some() {
+                return None;
+            }
+        }
+        let mut seen = HashSet::new();
+        match self.resolve_expr(module, named?, &mut seen)? {
+            Target::Def(k, p) if p.len() == 1 => {
+                let def = self.find_def(k, &p)?;
+                if def.kind != DefKind::Class {
+                    return None;
+                }
+                canon.get(&(k, p[0].clone())).map(|(c, _)| c.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// `returns` and `parameter` links of a callable defined in `module`.
+    fn signature_relations(
+        &self,
+        module: usize,
+        def: &Def,
+        subject: &str,
+        file: &str,
+        canon: &Canon,
+        out: &mut Vec<Relation>,
+    ) {
+        if let Some(r) = &def.returns
+            && let Some(object) = self.class_named(module, r, canon)
+        {
+            out.push(Relation {
+                subject: subject.to_string(),
+                kind: RelationKind::Returns,
+                name: None,
+                object,
+                evidence: format!("-> {r}"),
+                file: file.to_string(),
+                line: def.line,
+            });
+        }
+        for p in &def.params {
+            if let Some(a) = &p.annotation
+                && let Some(object) = self.class_named(module, a, canon)
+            {
+                out.push(Relation {
+                    subject: subject.to_string(),
+                    kind: RelationKind::Parameter,
+                    name: Some(p.name.clone()),
+                    object,
+                    evidence: format!("{}: {a}", p.name),
+                    file: file.to_string(),
+                    line: def.line,
+                });
+            }
+        }
+    }
+
+    /// `attribute` links of a class: `self.x = ...` statements of `__init__` and annotated
+    /// class fields along its MRO (the nearest definer of a name wins), stopping at public bases,
+    /// whose attributes are their own links.
+    fn attribute_relations(
+        &self,
+        mro: &[Target],
+        this: &Target,
+        q: &str,
+        canon: &Canon,
+        out: &mut Vec<Relation>,
+    ) {
+        let mut seen: HashSet<&str> = HashSet::new();
+        for owner in mro {
+            let Target::Def(k, opath) = owner else {
+                continue;
+            };
+            if owner != this && opath.len() == 1 && canon.contains_key(&(*k, opath[0].clone())) {
+                continue;
+            }
+            let Some(odef) = self.find_def(*k, opath) else {
+                continue;
+            };
+            let init = odef
+                .members
+                .iter()
+                .rev()
+                .find(|m| m.name == "__init__" && m.kind == DefKind::Function);
+            // What `__init__` does first: it shows how the value is built.
+            let attrs = init
+                .into_iter()
+                .flat_map(|i| &i.attributes)
+                .chain(&odef.attributes);
+            for a in attrs {
+                if !seen.insert(&a.name) {
+                    continue;
+                }
+                let object = a
+                    .annotation
+                    .as_deref()
+                    .and_then(|t| self.class_named(*k, t, canon))
+                    .or_else(|| {
+                        let c = a.constructed.as_deref()?;
+                        self.class_named(*k, c, canon)
+                    });
+                let Some(object) = object else {
+                    continue;
+                };
+                out.push(Relation {
+                    subject: q.to_string(),
+                    kind: RelationKind::Attribute,
+                    name: Some(a.name.clone()),
+                    object,
+                    evidence: a.evidence.clone(),
+                    file: self.modules[*k].file.clone(),
+                    line: a.line,
+                });
             }
         }
     }
@@ -661,6 +803,18 @@ fn field_default(text: &str) -> Option<String> {
 fn is_synthesised(def: &Def) -> bool {
     def.has_decorator(&["dataclass", "define", "frozen", "mutable", "attrs", "s"])
         && !def.members.iter().any(|m| m.name == "__init__")
+}
+
+/// The dotted names in a type expression, string quotes removed: `Optional["a.B"]` gives
+/// `Optional`, `a.B`.
+fn type_names(expr: &str) -> impl Iterator<Item = &str> {
+    expr.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .map(|t| t.trim_matches('.'))
+        .filter(|t| {
+            t.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+        })
 }
 
 fn parent_of(q: &str) -> Option<String> {
