@@ -27,6 +27,8 @@ mod openapi;
 mod scale;
 #[path = "refgraph/search.rs"]
 mod search;
+#[path = "refgraph/usage.rs"]
+mod usage;
 
 /// The large package: Django, one release to compare, more to fill the store.
 const PACKAGE: &str = "django";
@@ -235,7 +237,7 @@ impl Drop for Mcp {
 }
 
 fn main() {
-    // `cargo bench --bench refgraph [-- ingest|latency|npm|openapi|search|diff|http|scale]` runs one part; nothing runs all.
+    // `cargo bench --bench refgraph [-- ingest|latency|npm|openapi|search|diff|http|scale|usage]` runs one part; nothing runs all.
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -266,6 +268,9 @@ fn main() {
     }
     if part("scale") {
         scale::latency_at_scale(&bin);
+    }
+    if part("usage") {
+        usage::usage_path_latency(&bin);
     }
 }
 

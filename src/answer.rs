@@ -16,6 +16,7 @@ use crate::queries;
 use crate::store::{Store, StoreError};
 
 mod docs;
+pub mod usage;
 pub use docs::{DocHit, DocPage, DocQuery, DocSearch, DocsReport};
 
 #[derive(Debug, thiserror::Error)]
@@ -449,6 +450,8 @@ pub struct Engine {
     /// Recent name lookups (release, name) -> hits, valid for one store generation: a
     /// migration report resolves hundreds of names under the same parents.
     lookups: Mutex<LookupCache>,
+    /// Per-release usage graphs (relations between classes), valid for one store generation.
+    usage: Mutex<(u64, HashMap<String, Arc<usage::UsageGraph>>)>,
     /// The text index for concept search, when this process opened one.
     index: Option<Arc<crate::index::TextIndex>>,
     synonyms: crate::index::synonyms::Synonyms,
@@ -541,6 +544,7 @@ impl Engine {
             store,
             limits: QueryLimits::default(),
             names: Mutex::new((0, HashMap::new())),
+            usage: Mutex::new((0, HashMap::new())),
             releases: Mutex::new(None),
             lookups: Mutex::new((
                 0,

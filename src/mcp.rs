@@ -41,6 +41,40 @@ pub struct ApiDetailArgs {
     pub root: Option<String>,
 }
 
+/// Arguments of `get_usage_path`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UsagePathArgs {
+    /// The callable (or class) to reach, named as for get_api_detail: the method's own public
+    /// name (`stripe.CustomerService.create`, `openai:Completions.create`), not a call chain.
+    pub name: String,
+    /// Package URL (`pkg:pypi/stripe`) or bare name.
+    pub package: Option<String>,
+    /// Exact release version; omitted: the pinned or newest indexed release, stated as such.
+    pub version: Option<String>,
+    /// The project folder whose lockfile or manifest picks the version when `version` is
+    /// omitted.
+    pub root: Option<String>,
+    /// How many paths to return, best first (default 3, at most 10).
+    pub limit: Option<usize>,
+}
+
+/// Arguments of `related`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RelatedArgs {
+    /// Public name, as for get_api_detail.
+    pub name: String,
+    /// Package URL (`pkg:pypi/stripe`) or bare name.
+    pub package: Option<String>,
+    /// Exact release version; omitted: the pinned or newest indexed release, stated as such.
+    pub version: Option<String>,
+    /// The project folder whose lockfile or manifest picks the version when `version` is
+    /// omitted.
+    pub root: Option<String>,
+    /// Only this relation: returns, takes, attribute, held_by, returned_by, taken_by, base,
+    /// subclass or same_symbol.
+    pub relation: Option<String>,
+}
+
 /// Arguments of `check_version`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CheckVersionArgs {
@@ -578,6 +612,89 @@ impl RefgraphServer {
                 &chosen.version_line(),
                 detail_text(&d, &chosen.release.release),
                 to_value(&d)?,
+            )),
+            Err((v, e)) => error_result(v, e),
+        }
+    }
+
+    /// How to reach a callable from what a user imports.
+    #[tool(
+        description = "How to reach an API symbol from what a user imports, as ordered steps (import, construct, attribute, call) and a code snippet, best path first: e.g. `from stripe import StripeClient; stripe_client = StripeClient(api_key); stripe_client.customers.create()`. Each step cites the fact it rests on (file:line of the definition or of the statement that gives an attribute its class, such as `self.customers = CustomerService(...)`). Paths follow attribute types, return types and bases recorded in the release; none found is said so, never guessed.",
+        output_schema = schema_for_output::<crate::answer::usage::UsagePaths>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn get_usage_path(
+        &self,
+        Parameters(a): Parameters<UsagePathArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let chosen = match self
+            .choose_release(
+                &ctx,
+                a.package.clone(),
+                a.version.clone(),
+                Some(a.name.clone()),
+                a.root.clone(),
+            )
+            .await
+        {
+            Ok(c) => c,
+            Err(e) => return error_result(None, e),
+        };
+        let limit = a.limit.unwrap_or(3).clamp(1, 10);
+        let out = self
+            .blocking(move |e| {
+                e.usage_paths(&chosen, &a.name, limit)
+                    .map(|u| (chosen.clone(), u))
+                    .map_err(|err| (Some(chosen.version_line()), err))
+            })
+            .await?;
+        match out {
+            Ok((chosen, u)) => Ok(ok_result(
+                &chosen.version_line(),
+                u.text(&chosen.release.release),
+                to_value(&u)?,
+            )),
+            Err((v, e)) => error_result(v, e),
+        }
+    }
+
+    /// What a symbol is linked to.
+    #[tool(
+        description = "What an API symbol is linked to in one indexed release: the classes a callable returns and takes, a class's typed attributes, what holds, returns or takes it, its bases and subclasses, and the other indexed releases that have the same symbol. Each link gives the evidence text and file:line. Filter with `relation`.",
+        output_schema = schema_for_output::<crate::answer::usage::Related>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn related(
+        &self,
+        Parameters(a): Parameters<RelatedArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let chosen = match self
+            .choose_release(
+                &ctx,
+                a.package.clone(),
+                a.version.clone(),
+                Some(a.name.clone()),
+                a.root.clone(),
+            )
+            .await
+        {
+            Ok(c) => c,
+            Err(e) => return error_result(None, e),
+        };
+        let out = self
+            .blocking(move |e| {
+                e.related(&chosen, &a.name, a.relation.as_deref())
+                    .map(|r| (chosen.clone(), r))
+                    .map_err(|err| (Some(chosen.version_line()), err))
+            })
+            .await?;
+        match out {
+            Ok((chosen, r)) => Ok(ok_result(
+                &chosen.version_line(),
+                r.text(&chosen.release.release),
+                to_value(&r)?,
             )),
             Err((v, e)) => error_result(v, e),
         }
@@ -1139,7 +1256,9 @@ impl ServerHandler for RefgraphServer {
                 "refgraph answers API questions exactly, from facts extracted from indexed releases. \
                  Every answer starts with [Version: X] naming the release it came from. Use \
                  get_api_detail for a signature, check_version to know whether a name exists in a \
-                 release, search_docs when you know what you want to do but not the name, list_apis \
+                 release, get_usage_path to learn how to reach a method from the package's entry \
+                 (client construction and attribute chain), related for the types a symbol \
+                 takes, returns and holds, search_docs when you know what you want to do but not the name, list_apis \
                  to browse, sparql_query for anything else. Doc pages are also resources \
                  (refgraph://page/...).",
             )

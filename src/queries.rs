@@ -125,6 +125,8 @@ mod registered {
     catalog! {
         releases,
         name_table,
+        relation_table,
+        constructor_params,
         list_symbols,
         diagnostics,
         symbol_by_endpoint,

@@ -56,6 +56,14 @@ const EXAMPLES: &[(&str, &str)] = &[
         "09_ingest_diagnostics.rq",
         include_str!("examples/09_ingest_diagnostics.rq"),
     ),
+    (
+        "10_attribute_types.rq",
+        include_str!("examples/10_attribute_types.rq"),
+    ),
+    (
+        "11_related_types.rq",
+        include_str!("examples/11_related_types.rq"),
+    ),
 ];
 
 /// `GET /`: the console page.

@@ -22,3 +22,5 @@ mod project;
 mod samples;
 mod search;
 mod search_quality;
+mod usage;
+mod usage_oracle;

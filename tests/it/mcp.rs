@@ -55,7 +55,9 @@ async fn tools_answer_with_version_lines_structured_content_and_clear_errors() {
             "diff_versions",
             "get_api_detail",
             "get_page",
+            "get_usage_path",
             "list_apis",
+            "related",
             "resolve_versions",
             "search_docs",
             "sparql_query"
@@ -93,6 +95,49 @@ async fn tools_answer_with_version_lines_structured_content_and_clear_errors() {
             .unwrap()
             .iter()
             .all(|p| p["name"] != "self")
+    );
+
+    // Usage paths and related entities over MCP: the version line first, the snippet and the
+    // steps' sources in the structured content.
+    let usage = call(&client, "get_usage_path", json!({"name": "acme_storage.StorageClient.put_object", "package": "acme-storage", "version": "2.0.0"})).await;
+    assert_eq!(usage.is_error, Some(false));
+    assert!(
+        text_of(&usage).starts_with("[Version: 2.0.0]\n"),
+        "{}",
+        text_of(&usage)
+    );
+    let s = usage.structured_content.clone().unwrap();
+    assert_eq!(
+        s["paths"][0]["snippet"],
+        "from acme_storage import StorageClient\n\nstorage_client = StorageClient()\nstorage_client.put_object(bucket, key, data)"
+    );
+    assert_eq!(
+        s["paths"][0]["steps"][0]["source"],
+        "acme_storage/_client.py:74"
+    );
+    let related = call(&client, "related", json!({"name": "acme_storage.Bucket", "package": "acme-storage", "version": "2.0.0", "relation": "returned_by"})).await;
+    assert_eq!(related.is_error, Some(false));
+    let names: Vec<&str> = related.structured_content.as_ref().unwrap()["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["qualified_name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"acme_storage.StorageClient.create_bucket"),
+        "{names:?}"
+    );
+    let unknown = call(
+        &client,
+        "get_usage_path",
+        json!({"name": "acme_storage.StorageClient.put_objekt", "package": "acme-storage"}),
+    )
+    .await;
+    assert_eq!(unknown.is_error, Some(true));
+    assert!(
+        text_of(&unknown).contains("acme_storage.StorageClient.put_object"),
+        "{}",
+        text_of(&unknown)
     );
 
     let bad_version = call(
