@@ -19,19 +19,37 @@ pub fn symbol_iri(package: &PackageId, qualified_name: &str) -> String {
     format!("{}#{}", package.purl(), escape_fragment(qualified_name))
 }
 
-/// IRIs may not hold spaces, quotes or angle brackets; names from sources rarely do, but a
-/// hostile input must not produce an invalid IRI.
+/// IRIs may not hold spaces, quotes, brackets or a second `#`; names from sources rarely do,
+/// but a hostile input must not produce an invalid IRI. Every character RFC 3987 does not allow
+/// in a fragment is percent-encoded (as UTF-8), `%` included, so the text reads back exactly.
 fn escape_fragment(s: &str) -> String {
+    percent_encode_outside(s, |c| is_fragment_char(c))
+}
+
+/// `ifragment` characters of RFC 3987: unreserved and sub-delims, `:@/?`, and the Unicode
+/// ranges of `ucschar` (not private use, not noncharacters).
+fn is_fragment_char(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || "-._~!$&'()*+,;=:@/?".contains(c);
+    }
+    let u = c as u32;
+    let plane_offset = u & 0xFFFF;
+    (0xA0..=0xD7FF).contains(&u)
+        || (0xF900..=0xFDCF).contains(&u)
+        || (0xFDF0..=0xFFEF).contains(&u)
+        || (0x10000..=0xEFFFD).contains(&u) && plane_offset <= 0xFFFD
+}
+
+fn percent_encode_outside(s: &str, keep: impl Fn(char) -> bool) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        // `#` too: a fragment holds no second one (npm names and JS exports may).
-        if c.is_ascii_control() || " <>\"{}|\\^`%#".contains(c) {
+        if keep(c) {
+            out.push(c);
+        } else {
             let mut buf = [0u8; 4];
             for b in c.encode_utf8(&mut buf).bytes() {
                 out.push_str(&format!("%{b:02X}"));
             }
-        } else {
-            out.push(c);
         }
     }
     out
@@ -75,8 +93,38 @@ impl Writer {
 }
 
 fn node(iri: String) -> NamedNode {
-    // Every IRI here is built from a Package URL plus escaped text, so it is valid.
-    NamedNode::new(iri.clone()).unwrap_or_else(|_| NamedNode::new_unchecked(escape_fragment(&iri)))
+    // Every IRI here is a Package URL plus escaped text, so it is valid. Should a package name
+    // or version itself hold a character an IRI may not, that character is percent-encoded
+    // (the first `#` and existing escapes kept), never written as is.
+    NamedNode::new(iri.clone()).unwrap_or_else(|_| {
+        let (head, fragment) = iri.split_once('#').unwrap_or((&iri, ""));
+        let mut fixed = escape_keeping_escapes(head);
+        if iri.contains('#') {
+            fixed.push('#');
+            fixed.push_str(&escape_keeping_escapes(fragment));
+        }
+        // Every character is now one an IRI allows, or a valid `%XX`.
+        NamedNode::new(fixed.clone()).unwrap_or_else(|_| NamedNode::new_unchecked(fixed))
+    })
+}
+
+/// [`escape_fragment`], but a `%` that starts a valid escape (`%40` of a scoped npm name) stays.
+fn escape_keeping_escapes(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(pos) = rest.find('%') {
+        out.push_str(&escape_fragment(&rest[..pos]));
+        let hex = rest.as_bytes().get(pos + 1..pos + 3);
+        if hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+            out.push_str(&rest[pos..pos + 3]);
+            rest = &rest[pos + 3..];
+        } else {
+            out.push_str("%25");
+            rest = &rest[pos + 1..];
+        }
+    }
+    out.push_str(&escape_fragment(rest));
+    out
 }
 
 /// The first paragraph of a docstring.
@@ -590,5 +638,46 @@ fn lower_openapi(w: &mut Writer, package: &PackageId, release: &NamedNode, facts
         for c in &s.constraints {
             w.str(&iri, rg::CONSTRAINT, c);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_names_give_valid_iris_that_read_back() {
+        for name in [
+            "listPets]",
+            "a[0].b",
+            "deleases differ by one kind of ch[nge.",
+            "x#y%z",
+            "\u{E000}private\u{FFFF}",
+            "tab\there",
+        ] {
+            let iri = symbol_iri(&PackageId::new("npm", "fuzzed"), name);
+            assert!(NamedNode::new(iri.clone()).is_ok(), "{iri}");
+            let fragment = iri.split_once('#').unwrap().1;
+            assert_eq!(percent_decode(fragment), name);
+        }
+        // A version an IRI cannot hold is escaped once; a scoped name's `%40` stays.
+        let n = node("pkg:npm/%40scope/x@1.0 beta[1]#a b".to_string());
+        assert_eq!(n.as_str(), "pkg:npm/%40scope/x@1.0%20beta%5B1%5D#a%20b");
+    }
+
+    fn percent_decode(s: &str) -> String {
+        let mut bytes = Vec::new();
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'%' {
+                bytes.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+                i += 3;
+            } else {
+                bytes.push(b[i]);
+                i += 1;
+            }
+        }
+        String::from_utf8(bytes).unwrap()
     }
 }

@@ -75,6 +75,30 @@ pub struct RelatedArgs {
     pub relation: Option<String>,
 }
 
+/// What a tool about one symbol asks for: the name and how to choose the release.
+struct Target {
+    name: String,
+    package: Option<String>,
+    version: Option<String>,
+    root: Option<String>,
+}
+
+impl Target {
+    fn of(
+        name: &str,
+        package: &Option<String>,
+        version: &Option<String>,
+        root: &Option<String>,
+    ) -> Target {
+        Target {
+            name: name.to_string(),
+            package: package.clone(),
+            version: version.clone(),
+            root: root.clone(),
+        }
+    }
+}
+
 /// Arguments of `check_version`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CheckVersionArgs {
@@ -558,6 +582,45 @@ impl RefgraphServer {
         .await?
     }
 
+    /// The common shape of the tools about one symbol in one release: choose the release (as
+    /// asked, pinned by the project, or newest), answer on a worker thread, and return the
+    /// version line, the text and the structured content, or the error with its version line.
+    async fn answer_about<T: Serialize + Send + 'static>(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        target: Target,
+        answer: impl FnOnce(&Engine, &Chosen) -> Result<T, AnswerError> + Send + 'static,
+        text: impl FnOnce(&T, &str) -> String,
+    ) -> Result<CallToolResult, ErrorData> {
+        let chosen = match self
+            .choose_release(
+                ctx,
+                target.package,
+                target.version,
+                Some(target.name),
+                target.root,
+            )
+            .await
+        {
+            Ok(c) => c,
+            Err(e) => return error_result(None, e),
+        };
+        let out = self
+            .blocking(move |e| match answer(e, &chosen) {
+                Ok(v) => Ok((chosen, v)),
+                Err(err) => Err((chosen.version_line(), err)),
+            })
+            .await?;
+        match out {
+            Ok((chosen, v)) => Ok(ok_result(
+                &chosen.version_line(),
+                text(&v, &chosen.release.release),
+                to_value(&v)?,
+            )),
+            Err((line, e)) => error_result(Some(line), e),
+        }
+    }
+
     /// Logs every tool call to `log`.
     pub fn with_log(mut self, log: Arc<QueryLog>) -> Self {
         self.log = Some(log);
@@ -584,37 +647,14 @@ impl RefgraphServer {
         Parameters(a): Parameters<ApiDetailArgs>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let chosen = match self
-            .choose_release(
-                &ctx,
-                a.package.clone(),
-                a.version.clone(),
-                Some(a.name.clone()),
-                a.root.clone(),
-            )
-            .await
-        {
-            Ok(c) => c,
-            Err(e) => return error_result(None, e),
-        };
-        let out = self
-            .blocking(
-                move |e| -> Result<(Chosen, ApiDetail), (Option<String>, AnswerError)> {
-                    let d = e
-                        .api_detail(&chosen, &a.name)
-                        .map_err(|err| (Some(chosen.version_line()), err))?;
-                    Ok((chosen, d))
-                },
-            )
-            .await?;
-        match out {
-            Ok((chosen, d)) => Ok(ok_result(
-                &chosen.version_line(),
-                detail_text(&d, &chosen.release.release),
-                to_value(&d)?,
-            )),
-            Err((v, e)) => error_result(v, e),
-        }
+        let target = Target::of(&a.name, &a.package, &a.version, &a.root);
+        self.answer_about(
+            &ctx,
+            target,
+            move |e, c| e.api_detail(c, &a.name),
+            detail_text,
+        )
+        .await
     }
 
     /// How to reach a callable from what a user imports.
@@ -628,35 +668,15 @@ impl RefgraphServer {
         Parameters(a): Parameters<UsagePathArgs>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let chosen = match self
-            .choose_release(
-                &ctx,
-                a.package.clone(),
-                a.version.clone(),
-                Some(a.name.clone()),
-                a.root.clone(),
-            )
-            .await
-        {
-            Ok(c) => c,
-            Err(e) => return error_result(None, e),
-        };
+        let target = Target::of(&a.name, &a.package, &a.version, &a.root);
         let limit = a.limit.unwrap_or(3).clamp(1, 10);
-        let out = self
-            .blocking(move |e| {
-                e.usage_paths(&chosen, &a.name, limit)
-                    .map(|u| (chosen.clone(), u))
-                    .map_err(|err| (Some(chosen.version_line()), err))
-            })
-            .await?;
-        match out {
-            Ok((chosen, u)) => Ok(ok_result(
-                &chosen.version_line(),
-                u.text(&chosen.release.release),
-                to_value(&u)?,
-            )),
-            Err((v, e)) => error_result(v, e),
-        }
+        self.answer_about(
+            &ctx,
+            target,
+            move |e, c| e.usage_paths(c, &a.name, limit),
+            |u, release| u.text(release),
+        )
+        .await
     }
 
     /// What a symbol is linked to.
@@ -670,34 +690,14 @@ impl RefgraphServer {
         Parameters(a): Parameters<RelatedArgs>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let chosen = match self
-            .choose_release(
-                &ctx,
-                a.package.clone(),
-                a.version.clone(),
-                Some(a.name.clone()),
-                a.root.clone(),
-            )
-            .await
-        {
-            Ok(c) => c,
-            Err(e) => return error_result(None, e),
-        };
-        let out = self
-            .blocking(move |e| {
-                e.related(&chosen, &a.name, a.relation.as_deref())
-                    .map(|r| (chosen.clone(), r))
-                    .map_err(|err| (Some(chosen.version_line()), err))
-            })
-            .await?;
-        match out {
-            Ok((chosen, r)) => Ok(ok_result(
-                &chosen.version_line(),
-                r.text(&chosen.release.release),
-                to_value(&r)?,
-            )),
-            Err((v, e)) => error_result(v, e),
-        }
+        let target = Target::of(&a.name, &a.package, &a.version, &a.root);
+        self.answer_about(
+            &ctx,
+            target,
+            move |e, c| e.related(c, &a.name, a.relation.as_deref()),
+            |r, release| r.text(release),
+        )
+        .await
     }
 
     /// Whether a name exists in each indexed release of a package.

@@ -50,6 +50,12 @@ pub(crate) const RELEASES: &[Release] = &[
 ];
 
 fn pip_install(target: &Path, specs: &[String]) {
+    pip_install_into(target, specs, false)
+}
+
+/// `pip install --target` once (a `.complete` marker says it finished), with or without the
+/// releases' own dependencies.
+pub(crate) fn pip_install_into(target: &Path, specs: &[String], with_deps: bool) {
     if target.join(".complete").exists() {
         return;
     }
@@ -62,9 +68,9 @@ fn pip_install(target: &Path, specs: &[String]) {
             "install",
             "--quiet",
             "--disable-pip-version-check",
-            "--no-deps",
-            "--target",
         ])
+        .args((!with_deps).then_some("--no-deps"))
+        .arg("--target")
         .arg(target)
         .args(specs)
         .status()

@@ -3,7 +3,6 @@
 //! tests/oracle/py_usage.py (PyPI) and tests/oracle/js_usage.mjs (npm). Only constructors
 //! run: no request leaves the machine.
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 
 use refgraph::answer::Engine;
@@ -52,30 +51,6 @@ fn split_name(q: &str, javascript: bool) -> (String, String) {
 
 /// Methods checked per release: spread over the held classes, in name order.
 const PER_SDK: usize = 40;
-
-/// `pip install --target` with dependencies (the oracle imports the package), once.
-fn install(site: &Path, spec: &str) {
-    if site.join(".complete").exists() {
-        return;
-    }
-    let _ = std::fs::remove_dir_all(site);
-    let status = Command::new("python3")
-        .env("PIP_ROOT_USER_ACTION", "ignore")
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--target",
-        ])
-        .arg(site)
-        .arg(spec)
-        .status()
-        .expect("python3 with pip is needed for the usage oracle (see .ci/run)");
-    assert!(status.success(), "pip install {spec} failed");
-    std::fs::write(site.join(".complete"), "").unwrap();
-}
 
 /// The oracle case for a path: what to import, its root (construct a class, call a factory, or
 /// use the class itself for a class method), the root's required arguments and the chain.
@@ -231,7 +206,11 @@ fn usage_paths_run_on_the_installed_releases() {
             let site = cache
                 .join("site")
                 .join(format!("{}-{}-with-deps", sdk.name, sdk.version));
-            install(&site, &format!("{}=={}", sdk.name, sdk.version));
+            crate::oracle::pip_install_into(
+                &site,
+                &[format!("{}=={}", sdk.name, sdk.version)],
+                true,
+            );
             Command::new("python3")
                 .arg("-S")
                 .arg(repo().join("tests/oracle/py_usage.py"))
