@@ -575,10 +575,20 @@ impl Engine {
         &self.store
     }
 
-    /// Loads the per-release name tables so the first unknown name is answered as fast as the
-    /// next one (a server calls this in the background at start).
+    /// Loads the name table of the newest release of each package, so the first unknown name
+    /// is answered as fast as the next one (a server calls this in the background at start).
     pub fn warm(&self) -> Result<(), AnswerError> {
-        for r in self.releases()? {
+        // The newest release of each package, which calls without a version ask about; the
+        // others load on first use (a few MB each: a store of 100 releases would hold them all).
+        let releases = self.releases()?;
+        let mut newest: HashMap<&str, &ReleaseInfo> = HashMap::new();
+        for r in &releases {
+            let e = newest.entry(r.package.as_str()).or_insert(r);
+            if version_key(&r.version) > version_key(&e.version) {
+                *e = r;
+            }
+        }
+        for r in newest.values() {
             self.names_of(&r.release)?;
         }
         Ok(())
