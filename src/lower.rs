@@ -23,7 +23,7 @@ pub fn symbol_iri(package: &PackageId, qualified_name: &str) -> String {
 /// but a hostile input must not produce an invalid IRI. Every character RFC 3987 does not allow
 /// in a fragment is percent-encoded (as UTF-8), `%` included, so the text reads back exactly.
 fn escape_fragment(s: &str) -> String {
-    percent_encode_outside(s, |c| is_fragment_char(c))
+    percent_encode_outside(s, is_fragment_char)
 }
 
 /// `ifragment` characters of RFC 3987: unreserved and sub-delims, `:@/?`, and the Unicode
