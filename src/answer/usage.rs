@@ -664,12 +664,6 @@ impl Engine {
         Ok(graph)
     }
 
-    /// The canonical name and detail of `name` in the chosen release, or not found with close
-    /// candidates.
-    fn resolve_detail(&self, chosen: &Chosen, name: &str) -> Result<ApiDetail, AnswerError> {
-        self.api_detail(chosen, name)
-    }
-
     /// The shortest ways to reach `name` from what a user imports, best first.
     pub fn usage_paths(
         &self,
@@ -677,7 +671,7 @@ impl Engine {
         name: &str,
         limit: usize,
     ) -> Result<UsagePaths, AnswerError> {
-        let target = self.resolve_detail(chosen, name)?;
+        let target = self.api_detail(chosen, name)?;
         let rel = &chosen.release;
         let graph = self.usage_graph(&rel.release)?;
         let javascript = rel.ecosystem == "npm";
@@ -758,11 +752,10 @@ impl Engine {
             routes.push((COST_FACTORY, vec![], false));
         }
         routes.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.len().cmp(&b.1.len())));
-        for (cost, edges, on_class) in routes {
+        for (_, edges, on_class) in routes {
             if out.paths.len() >= limit {
                 break;
             }
-            let _ = cost;
             let mut steps: Vec<UsageStep> = Vec::new();
             let mut lines: Vec<String> = Vec::new();
             let mut chain: Vec<String> = Vec::new();
@@ -816,8 +809,8 @@ impl Engine {
                 chain.push(m.to_string());
                 lines.push(call);
             } else {
-                let mut valid = true;
                 for e in &edges {
+                    let relation = e.relation.map(|i| &graph.relations[i]);
                     match e.via {
                         Via::Construct => {
                             let d = detail(&e.symbol)?;
@@ -843,7 +836,7 @@ impl Engine {
                         }
                         Via::Factory => {
                             let d = detail(&e.symbol)?;
-                            let r = e.relation.map(|i| &graph.relations[i]);
+                            let r = relation;
                             let owner = parent_of(&e.symbol)
                                 .filter(|p| graph.instance.contains_key(*p))
                                 .map(str::to_string);
@@ -879,10 +872,8 @@ impl Engine {
                             expr = var;
                         }
                         Via::Attribute => {
-                            let Some(r) = e.relation.map(|i| &graph.relations[i]) else {
-                                valid = false;
-                                break;
-                            };
+                            // Attribute and call edges are built from a relation.
+                            let Some(r) = relation else { continue };
                             let a = r.name.clone().unwrap_or_default();
                             expr = format!("{expr}.{a}");
                             chain.push(a.clone());
@@ -897,10 +888,8 @@ impl Engine {
                             });
                         }
                         Via::Call => {
-                            let Some(r) = e.relation.map(|i| &graph.relations[i]) else {
-                                valid = false;
-                                break;
-                            };
+                            // Attribute and call edges are built from a relation.
+                            let Some(r) = relation else { continue };
                             let m = r.subject.rsplit('.').next().unwrap_or(&r.subject);
                             // A property is read, not called: no need for its parameters.
                             let read = matches!(
@@ -930,9 +919,6 @@ impl Engine {
                         }
                         Via::IsA => {}
                     }
-                }
-                if !valid {
-                    continue;
                 }
                 if member {
                     let m = q.rsplit('.').next().unwrap_or(&q);
@@ -1004,7 +990,7 @@ impl Engine {
                 RELATED_KINDS.join(", ")
             )));
         }
-        let target = self.resolve_detail(chosen, name)?;
+        let target = self.api_detail(chosen, name)?;
         let rel = &chosen.release;
         let graph = self.usage_graph(&rel.release)?;
         let q = target.qualified_name.as_str();
