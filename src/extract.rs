@@ -6,6 +6,7 @@ pub mod docs;
 pub mod javascript;
 pub mod openapi;
 pub mod python;
+pub mod requests;
 
 /// One source file of a release, path relative to the release root with `/` separators.
 #[derive(Debug, Clone)]

@@ -2,7 +2,7 @@
 
 use oxigraph::model::{GraphName, Literal, NamedNode, NamedNodeRef, Quad, Term};
 
-use crate::model::{PackageId, Param, ParamKind, ReleaseFacts, Symbol, SymbolKind};
+use crate::model::{PackageId, Param, ParamKind, RelationKind, ReleaseFacts, Symbol, SymbolKind};
 use crate::vocab::{rdf, rg};
 
 /// Where a release came from, recorded on the release node.
@@ -374,7 +374,11 @@ fn lower_relations(w: &mut Writer, package: &PackageId, release: &NamedNode, fac
         if let Some(n) = &r.name {
             w.str(&rn, rg::NAME, n);
         }
-        w.add(&rn, rg::TARGET, node(symbol_iri(package, &r.object)));
+        if r.kind == RelationKind::Requests {
+            w.str(&rn, rg::REQUEST_KEY, &r.object);
+        } else {
+            w.add(&rn, rg::TARGET, node(symbol_iri(package, &r.object)));
+        }
         w.str(&rn, rg::EVIDENCE, &r.evidence);
         w.str(&rn, rg::SOURCE_FILE, &r.file);
         if r.line > 0 {

@@ -302,7 +302,7 @@ enum Command {
     },
     /// What a symbol is linked to: types it takes and returns, attributes, bases, subclasses
     #[command(
-        after_help = "Relations: returns, takes, attribute, held_by, returned_by, taken_by, base, subclass, same_symbol (the other indexed releases that have it).\n\nExamples:\n  refgraph related acme_payments.AcmeClient --package acme-payments\n  refgraph related stripe.Customer --relation returned_by"
+        after_help = "Relations: returns, takes, attribute, held_by, returned_by, taken_by, base, subclass, requests (the HTTP request the body sends, read from its literals), wraps (the OpenAPI operation of another indexed package with that endpoint), wrapped_by (the SDK methods that request an operation), same_symbol (the other indexed releases that have it).\n\nExamples:\n  refgraph related acme_payments.AcmeClient --package acme-payments\n  refgraph related stripe.Customer --relation returned_by\n  refgraph related stripe.CustomerService.create --relation wraps\n  refgraph related createCustomer --package acme-payments-api --relation wrapped_by"
     )]
     Related {
         /// Public name, e.g. stripe.CustomerService

@@ -71,7 +71,9 @@ pub struct RelatedArgs {
     /// omitted.
     pub root: Option<String>,
     /// Only this relation: returns, takes, attribute, held_by, returned_by, taken_by, base,
-    /// subclass or same_symbol.
+    /// subclass, requests (the HTTP request the body sends), wraps (the OpenAPI operation of
+    /// another indexed package with that endpoint), wrapped_by (the SDK methods requesting an
+    /// operation) or same_symbol.
     pub relation: Option<String>,
 }
 

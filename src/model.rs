@@ -161,7 +161,8 @@ impl ReleaseFacts {
     }
 }
 
-/// One typed link from a symbol to a class of the same release, with the source text it rests on.
+/// One typed link from a symbol to a class of the same release (or, for `requests`, to an
+/// endpoint key), with the source text it rests on.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Relation {
     /// Canonical name of the symbol the link starts at: the class owning an attribute, the
@@ -190,14 +191,19 @@ pub enum RelationKind {
     Parameter,
     /// The subject (a class) derives from the object (a class of the same release).
     Extends,
+    /// The subject's body sends an HTTP request; the object is its endpoint key
+    /// (`POST /v1/customers/{}`), the name its method and path as written. It links an SDK
+    /// method to the OpenAPI operation it wraps.
+    Requests,
 }
 
 impl RelationKind {
-    pub const ALL: [RelationKind; 4] = [
+    pub const ALL: [RelationKind; 5] = [
         RelationKind::Attribute,
         RelationKind::Returns,
         RelationKind::Parameter,
         RelationKind::Extends,
+        RelationKind::Requests,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -206,6 +212,7 @@ impl RelationKind {
             RelationKind::Returns => "returns",
             RelationKind::Parameter => "parameter",
             RelationKind::Extends => "extends",
+            RelationKind::Requests => "requests",
         }
     }
 

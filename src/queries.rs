@@ -130,6 +130,8 @@ mod registered {
         list_symbols,
         diagnostics,
         symbol_by_endpoint,
+        operations_by_endpoint,
+        requests_by_key,
         operations_by_tag,
         doc_chunks,
         doc_sections,

@@ -130,6 +130,7 @@ pub mod rg {
         RELATION_KIND = "relationKind",
         TARGET = "target",
         EVIDENCE = "evidence",
+        REQUEST_KEY = "requestKey",
         RELATION_TABLE = "relationTable",
     }
 }

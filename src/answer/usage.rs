@@ -419,7 +419,7 @@ pub struct UsagePaths {
 #[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
 pub struct RelatedEntity {
     /// returns | takes | attribute | held_by | returned_by | taken_by | base | subclass |
-    /// same_symbol
+    /// requests | wraps | wrapped_by | same_symbol
     pub relation: String,
     pub qualified_name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -427,12 +427,16 @@ pub struct RelatedEntity {
     /// The attribute or parameter name, when the relation has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The package of the related entity when it is another one (wraps, wrapped_by).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
     /// `file:line` of the evidence (absent for same_symbol).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence: Option<String>,
-    /// For same_symbol: the other releases that have it.
+    /// For same_symbol: the other releases that have it; for wraps and wrapped_by: the
+    /// releases of `package` that have the related entity.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub versions: Vec<String>,
 }
@@ -503,6 +507,9 @@ impl Related {
             if let Some(n) = &r.name {
                 t.push_str(&format!(" (as {n})"));
             }
+            if let Some(p) = &r.package {
+                t.push_str(&format!(" of {p}"));
+            }
             if !r.versions.is_empty() {
                 t.push_str(&format!(" in {}", r.versions.join(", ")));
             }
@@ -524,6 +531,9 @@ pub const RELATED_KINDS: &[&str] = &[
     "taken_by",
     "base",
     "subclass",
+    "requests",
+    "wraps",
+    "wrapped_by",
     "same_symbol",
 ];
 
@@ -997,12 +1007,28 @@ impl Engine {
         let mut out: Vec<RelatedEntity> = Vec::new();
         let kind_of = |n: &str| graph.kinds.get(n).cloned();
         for r in &graph.relations {
+            if r.kind == RelationKind::Requests {
+                if r.subject == q {
+                    out.push(RelatedEntity {
+                        relation: "requests".into(),
+                        qualified_name: r.name.clone().unwrap_or_else(|| r.object.clone()),
+                        kind: Some("endpoint".into()),
+                        name: None,
+                        package: None,
+                        source: Some(at(&r.file, r.line)),
+                        evidence: Some(r.evidence.clone()),
+                        versions: vec![],
+                    });
+                }
+                continue;
+            }
             let (label, other) = if r.subject == q {
                 let label = match r.kind {
                     RelationKind::Returns => "returns",
                     RelationKind::Parameter => "takes",
                     RelationKind::Attribute => "attribute",
                     RelationKind::Extends => "base",
+                    RelationKind::Requests => continue,
                 };
                 (label, &r.object)
             } else if r.object == q {
@@ -1011,6 +1037,7 @@ impl Engine {
                     RelationKind::Parameter => "taken_by",
                     RelationKind::Attribute => "held_by",
                     RelationKind::Extends => "subclass",
+                    RelationKind::Requests => continue,
                 };
                 (label, &r.subject)
             } else {
@@ -1021,10 +1048,26 @@ impl Engine {
                 qualified_name: other.clone(),
                 kind: kind_of(other),
                 name: r.name.clone(),
+                package: None,
                 source: Some(at(&r.file, r.line)),
                 evidence: Some(r.evidence.clone()),
                 versions: vec![],
             });
+        }
+        // Across packages: the OpenAPI operations the method's requests hit, or the SDK
+        // methods whose requests hit the operation.
+        if relation.is_none_or(|r| r == "wraps") {
+            let requests: Vec<&RelationRow> = graph
+                .relations
+                .iter()
+                .filter(|r| r.kind == RelationKind::Requests && r.subject == q)
+                .collect();
+            out.extend(self.wrapped_operations(&rel.package, &requests)?);
+        }
+        if relation.is_none_or(|r| r == "wrapped_by")
+            && let Some(http) = &target.http
+        {
+            out.extend(self.wrapping_methods(&rel.package, http)?);
         }
         // The same symbol in the other indexed releases of the package.
         if relation.is_none_or(|r| r == "same_symbol") {
@@ -1044,6 +1087,7 @@ impl Engine {
                     qualified_name: q.to_string(),
                     kind: Some(target.kind.clone()),
                     name: None,
+                    package: None,
                     source: None,
                     evidence: None,
                     versions,
@@ -1059,6 +1103,7 @@ impl Engine {
                 .cmp(&order(&b.relation))
                 .then_with(|| a.qualified_name.cmp(&b.qualified_name))
                 .then_with(|| a.name.cmp(&b.name))
+                .then_with(|| a.package.cmp(&b.package))
         });
         Ok(Related {
             package: rel.package.clone(),
@@ -1070,9 +1115,307 @@ impl Engine {
     }
 }
 
+/// The path of a server URL, the prefix it puts before every operation path:
+/// `https://api.openai.com/v1` -> `/v1`. `None` when it adds none.
+fn server_path(url: &str) -> Option<String> {
+    let path = match url.split_once("://") {
+        Some((_, rest)) => &rest[rest.find('/')?..],
+        None if url.starts_with('/') => url,
+        None => return None,
+    };
+    let path = path.trim_end_matches('/');
+    (!path.is_empty()).then(|| path.to_string())
+}
+
+/// `POST /v1/chat/completions` -> (`/v1`, `POST /chat/completions`), (`/v1/chat`,
+/// `POST /completions`): the key with one or two leading path segments taken off as the
+/// base path a server URL may supply. Prefixes with parameters are not taken off.
+fn without_base_path(key: &str) -> Vec<(String, String)> {
+    let Some((method, path)) = key.split_once(' ') else {
+        return vec![];
+    };
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    (1..=2)
+        .filter(|k| segments.len() > *k && !segments[..*k].iter().any(|s| s.contains('{')))
+        .map(|k| {
+            (
+                format!("/{}", segments[..k].join("/")),
+                format!("{method} /{}", segments[k..].join("/")),
+            )
+        })
+        .collect()
+}
+
+impl Engine {
+    /// The releases by IRI: cross-package answers only name complete, indexed releases.
+    fn releases_by_iri(&self) -> Result<HashMap<String, super::ReleaseInfo>, AnswerError> {
+        Ok(self
+            .releases()?
+            .into_iter()
+            .map(|r| (r.release.clone(), r))
+            .collect())
+    }
+
+    /// The OpenAPI operations, in any indexed package but `own`, whose endpoint key is the
+    /// key of one of `requests`, directly or after a server URL's base path
+    /// (`/v1` + `POST /chat/completions`). One entry per package and operation, with every
+    /// release that has it and the newest one's source.
+    fn wrapped_operations(
+        &self,
+        own: &str,
+        requests: &[&RelationRow],
+    ) -> Result<Vec<RelatedEntity>, AnswerError> {
+        let releases = self.releases_by_iri()?;
+        /// An operation found for the requests: in which releases, the newest one's symbol,
+        /// and how it matched.
+        struct Hit {
+            versions: Vec<String>,
+            newest: String,
+            symbol: String,
+            how: String,
+        }
+        // (package, operation) -> hit
+        let mut found: HashMap<(String, String), Hit> = HashMap::new();
+        for r in requests {
+            let mut keys = vec![(None, r.object.clone())];
+            keys.extend(
+                without_base_path(&r.object)
+                    .into_iter()
+                    .map(|(p, k)| (Some(p), k)),
+            );
+            for (base, key) in keys {
+                let rows = self.store.select(
+                    &queries::operations_by_endpoint,
+                    &[("key", super::lit(&key))],
+                )?;
+                for row in rows {
+                    let (Some(release), Some(symbol), Some(qname)) = (
+                        get_str(&row, "release"),
+                        get_str(&row, "symbol"),
+                        get_str(&row, "qname"),
+                    ) else {
+                        continue;
+                    };
+                    let Some(info) = releases.get(&release) else {
+                        continue;
+                    };
+                    if info.package == own {
+                        continue;
+                    }
+                    if let Some(base) = &base {
+                        // Only when the operation's servers put that base path first.
+                        let facts = self.facts_of(&release, &symbol)?;
+                        let mut servers = facts
+                            .get(crate::vocab::rg::SERVER.as_str())
+                            .cloned()
+                            .unwrap_or_default();
+                        if servers.is_empty() {
+                            servers = self
+                                .facts_of(&release, &release)?
+                                .remove(crate::vocab::rg::SERVER.as_str())
+                                .unwrap_or_default();
+                        }
+                        if !servers
+                            .iter()
+                            .any(|s| server_path(s).as_deref() == Some(base.as_str()))
+                        {
+                            continue;
+                        }
+                    }
+                    let how = format!(
+                        "{} at {}{}",
+                        r.evidence,
+                        at(&r.file, r.line),
+                        base.as_deref()
+                            .map(|b| format!(" (the server URL gives the base path {b})"))
+                            .unwrap_or_default(),
+                    );
+                    let e = found
+                        .entry((info.package.clone(), qname))
+                        .or_insert_with(|| Hit {
+                            versions: vec![],
+                            newest: release.clone(),
+                            symbol: symbol.clone(),
+                            how,
+                        });
+                    if !e.versions.contains(&info.version) {
+                        e.versions.push(info.version.clone());
+                    }
+                    if super::version_key(&info.version)
+                        > super::version_key(&releases[&e.newest].version)
+                    {
+                        e.newest = release.clone();
+                        e.symbol = symbol.clone();
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for ((package, qname), hit) in found {
+            let Hit {
+                mut versions,
+                newest,
+                symbol,
+                how,
+            } = hit;
+            versions.sort_by_key(|v| super::version_key(v));
+            let detail = self.detail_of(&releases[&newest], &symbol)?;
+            // The spec pointer of the operation: `openapi.yaml#/paths/~1customers/post`.
+            let source = match (&detail.http, &detail.source.file) {
+                (Some(h), Some(file)) => format!(
+                    "{file}#/paths/{}/{}",
+                    crate::extract::openapi::refs::escape_token(&h.path),
+                    h.method.to_ascii_lowercase()
+                ),
+                _ => source_of(&detail),
+            };
+            out.push(RelatedEntity {
+                relation: "wraps".into(),
+                qualified_name: qname,
+                kind: Some(detail.kind.clone()),
+                name: detail
+                    .http
+                    .as_ref()
+                    .map(|h| format!("{} {}", h.method, h.path)),
+                package: Some(package),
+                source: Some(source),
+                evidence: Some(how),
+                versions,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The callables, in any indexed package but `own`, whose bodies request the operation's
+    /// endpoint, directly or with a base path of its servers in front.
+    fn wrapping_methods(
+        &self,
+        own: &str,
+        http: &super::HttpOut,
+    ) -> Result<Vec<RelatedEntity>, AnswerError> {
+        let Some(key) = &http.endpoint_key else {
+            return Ok(vec![]);
+        };
+        let releases = self.releases_by_iri()?;
+        let mut keys = vec![(None, key.clone())];
+        let mut servers = http.servers.clone();
+        if servers.is_empty()
+            && let Some(info) = releases.values().find(|r| r.package == own)
+        {
+            // Servers of the service, as the newest release of the package states them.
+            let newest = releases
+                .values()
+                .filter(|r| r.package == own)
+                .max_by_key(|r| super::version_key(&r.version))
+                .unwrap_or(info);
+            servers = self
+                .facts_of(&newest.release, &newest.release)?
+                .remove(crate::vocab::rg::SERVER.as_str())
+                .unwrap_or_default();
+        }
+        let mut bases: Vec<String> = servers.iter().filter_map(|s| server_path(s)).collect();
+        bases.sort();
+        bases.dedup();
+        if let Some((method, path)) = key.split_once(' ') {
+            keys.extend(
+                bases
+                    .into_iter()
+                    .map(|b| (Some(b.clone()), format!("{method} {b}{path}"))),
+            );
+        }
+        // (package, callable) -> (versions, newest version, entry from the newest)
+        let mut found: HashMap<(String, String), (Vec<String>, String, RelatedEntity)> =
+            HashMap::new();
+        for (base, key) in keys {
+            let rows = self
+                .store
+                .select(&queries::requests_by_key, &[("key", super::lit(&key))])?;
+            for row in rows {
+                let (Some(release), Some(qname)) =
+                    (get_str(&row, "release"), get_str(&row, "qname"))
+                else {
+                    continue;
+                };
+                let Some(info) = releases.get(&release) else {
+                    continue;
+                };
+                if info.package == own {
+                    continue;
+                }
+                let line = super::get_int(&row, "line").unwrap_or(0) as usize;
+                let file = get_str(&row, "file").unwrap_or_default();
+                let request = get_str(&row, "request").unwrap_or_default();
+                let entry = RelatedEntity {
+                    relation: "wrapped_by".into(),
+                    qualified_name: qname.clone(),
+                    kind: None,
+                    name: Some(request.clone()),
+                    package: Some(info.package.clone()),
+                    source: Some(at(&file, line)),
+                    evidence: Some(format!(
+                        "{}{}",
+                        get_str(&row, "evidence").unwrap_or_default(),
+                        base.as_deref()
+                            .map(|b| format!(" (the server URL gives the base path {b})"))
+                            .unwrap_or_default()
+                    )),
+                    versions: vec![],
+                };
+                let e = found
+                    .entry((info.package.clone(), qname))
+                    .or_insert_with(|| (vec![], info.version.clone(), entry.clone()));
+                if !e.0.contains(&info.version) {
+                    e.0.push(info.version.clone());
+                }
+                if super::version_key(&info.version) > super::version_key(&e.1) {
+                    e.1 = info.version.clone();
+                    e.2 = entry;
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for ((_, qname), (mut versions, newest, mut entry)) in found {
+            versions.sort_by_key(|v| super::version_key(v));
+            let info = releases
+                .values()
+                .find(|r| Some(&r.package) == entry.package.as_ref() && r.version == newest)
+                .expect("the newest release was found among the releases");
+            entry.kind = self
+                .lookup(&info.release, &qname)?
+                .first()
+                .map(|(symbol, _, _)| self.detail_of(info, symbol))
+                .transpose()?
+                .map(|d| d.kind);
+            entry.versions = versions;
+            out.push(entry);
+        }
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn server_base_paths() {
+        assert_eq!(
+            server_path("https://api.openai.com/v1").as_deref(),
+            Some("/v1")
+        );
+        assert_eq!(server_path("https://api.stripe.com/").as_deref(), None);
+        assert_eq!(server_path("https://api.stripe.com").as_deref(), None);
+        assert_eq!(server_path("/api/v2/").as_deref(), Some("/api/v2"));
+        assert_eq!(
+            without_base_path("POST /v1/chat/completions"),
+            vec![
+                ("/v1".to_string(), "POST /chat/completions".to_string()),
+                ("/v1/chat".to_string(), "POST /completions".to_string())
+            ]
+        );
+        assert!(without_base_path("GET /{}/x").is_empty());
+        assert!(without_base_path("GET /files").is_empty());
+    }
 
     fn row(kind: RelationKind, s: &str, name: Option<&str>, o: &str) -> RelationRow {
         RelationRow {

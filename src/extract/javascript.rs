@@ -408,7 +408,39 @@ pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits
             ),
         });
     }
-    locate_in_javascript(&mut symbols, &locals, &by_path);
+    let located = locate_in_javascript(&mut symbols, &locals, &by_path);
+    // The requests of the bodies: in the JavaScript beside a declaration, or in the module.
+    for s in &symbols {
+        if !matches!(
+            s.kind,
+            SymbolKind::Function | SymbolKind::Method | SymbolKind::Staticmethod
+        ) {
+            continue;
+        }
+        let (Some(module), Some((local, member))) = (
+            located.get(&s.file).or_else(|| parsed.get(&s.file)),
+            locals.get(&s.qualified_name),
+        ) else {
+            continue;
+        };
+        let Some(decl) = module.decls.get(local) else {
+            continue;
+        };
+        let sigs: Vec<&syntax::Sig> = match member {
+            None => decl.sigs.iter().collect(),
+            Some(m) => decl
+                .members
+                .iter()
+                .filter(|x| &x.name == m)
+                .flat_map(|x| &x.sigs)
+                .collect(),
+        };
+        facts.relations.extend(
+            sigs.iter()
+                .flat_map(|sig| &sig.requests)
+                .filter_map(|r| r.relation(&s.qualified_name, &s.file)),
+        );
+    }
     facts.symbols = symbols;
     facts
 }
@@ -966,11 +998,12 @@ fn javascript_beside(declaration: &str, files: &HashMap<&str, &SourceFile>) -> O
 
 /// Where both a `.d.ts` and the `.js` beside it describe a symbol, the declaration gave the
 /// signature and the JavaScript gives the source location (`defined_in` keeps the `.d.ts`).
+/// Returns the JavaScript modules it parsed, by path.
 fn locate_in_javascript(
     symbols: &mut [Symbol],
     locals: &Locals,
     files: &HashMap<&str, &SourceFile>,
-) {
+) -> HashMap<String, ModuleSyntax> {
     let mut pairs: Vec<(String, String)> = symbols
         .iter()
         .filter(|s| is_declaration(&s.file))
@@ -1004,6 +1037,7 @@ fn locate_in_javascript(
             s.line = line;
         }
     }
+    parsed.into_iter().map(|m| (m.path.clone(), m)).collect()
 }
 
 /// `A & B<C & D> & E` -> `A`, `B<C & D>`, `E`.
@@ -1133,6 +1167,50 @@ mod tests {
         assert_eq!(send.params[1].kind, crate::model::ParamKind::Rest);
         let util = &facts.symbols[7];
         assert_eq!(util.aliases, vec!["@acme/kit/fp:map"]);
+    }
+
+    #[test]
+    fn requests_come_from_the_javascript_beside_the_declarations() {
+        let files = vec![
+            f(
+                "package.json",
+                r#"{"name": "sdk", "main": "index.js", "types": "index.d.ts"}"#,
+            ),
+            f(
+                "index.d.ts",
+                "export declare class Files {\n  retrieve(fileId: string): Promise<string>;\n  \
+                 list(): Promise<string[]>;\n}\nexport declare function ping(): Promise<void>;\n",
+            ),
+            f(
+                "index.js",
+                "class Files {\n  retrieve(fileId) {\n    return this._client.get(`/files/${fileId}`, {});\n  }\n  \
+                 list() {\n    return this._client.getAPIList('/files', Page);\n  }\n}\n\
+                 function ping() {\n  return request({ method: 'HEAD', path: '/ping' });\n}\n\
+                 module.exports = { Files, ping };\n",
+            ),
+        ];
+        let facts = extract(&files);
+        let got: Vec<(&str, &str, &str, usize)> = facts
+            .relations
+            .iter()
+            .filter(|r| r.kind == crate::model::RelationKind::Requests)
+            .map(|r| {
+                (
+                    r.subject.as_str(),
+                    r.object.as_str(),
+                    r.file.as_str(),
+                    r.line,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("sdk:Files.list", "GET /files", "index.js", 6),
+                ("sdk:Files.retrieve", "GET /files/{}", "index.js", 3),
+                ("sdk:ping", "HEAD /ping", "index.js", 10),
+            ]
+        );
     }
 
     #[test]

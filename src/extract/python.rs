@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node, Parser, Query, QueryCursor, StreamingIterator};
 
+use crate::extract::requests::{self, CallArg, RequestFact};
 use crate::extract::{SourceFile, first_error_line, line_of, text};
 use crate::model::{Deprecation, Diagnostic, Param, ParamKind, ReleaseFacts};
 
@@ -37,6 +38,10 @@ pub const QUERY_FILES: &[(&str, &str)] = &[
         "attributes",
         include_str!("../../extractors/python/attributes.scm"),
     ),
+    (
+        "requests",
+        include_str!("../../extractors/python/requests.scm"),
+    ),
 ];
 
 struct Queries {
@@ -45,6 +50,7 @@ struct Queries {
     assignments: Query,
     deprecations: Query,
     attributes: Query,
+    requests: Query,
 }
 
 pub fn language() -> Language {
@@ -67,6 +73,7 @@ fn queries() -> &'static Queries {
             assignments: compile("assignments"),
             deprecations: compile("deprecations"),
             attributes: compile("attributes"),
+            requests: compile("requests"),
         }
     })
 }
@@ -221,6 +228,8 @@ pub struct Def {
     /// Public instance attributes with a stated or constructed type: annotated class-level
     /// fields of a class, `self.x = ...` statements of an `__init__`.
     pub attributes: Vec<AttrFact>,
+    /// HTTP requests a function's body sends with a literal path.
+    pub requests: Vec<RequestFact>,
 }
 
 /// An attribute whose type the source states: `customers: CustomerService` in a class body,
@@ -554,7 +563,13 @@ fn build_def(
         member_aliases: Vec::new(),
         fields: Vec::new(),
         attributes: Vec::new(),
+        requests: Vec::new(),
     };
+    if kind == DefKind::Function
+        && let Some(b) = body
+    {
+        def.requests = body_requests(b, src);
+    }
     if def.name == "__init__"
         && let (Some(b), Some(p)) = (body, params)
     {
@@ -652,6 +667,96 @@ fn init_attributes(init: Node, params: Node, body: Node, src: &[u8]) -> Vec<Attr
         });
     }
     out
+}
+
+/// The HTTP requests a function body sends with a literal path (nested functions included:
+/// their calls are the function's doing).
+fn body_requests(body: Node, src: &[u8]) -> Vec<RequestFact> {
+    if !requests::may_hold_path(&src[body.byte_range()]) {
+        return vec![];
+    }
+    let query = &queries().requests;
+    let names = query.capture_names();
+    let mut qc = QueryCursor::new();
+    let mut matches = qc.matches(query, body, src);
+    let mut out: Vec<RequestFact> = Vec::new();
+    while let Some(m) = matches.next() {
+        let (mut call, mut callee, mut arguments) = (None, None, None);
+        for c in m.captures() {
+            match names[c.index as usize] {
+                "call" => call = Some(c.node),
+                "callee" => callee = Some(text(c.node, src)),
+                "arguments" => arguments = Some(c.node),
+                _ => {}
+            }
+        }
+        let (Some(call), Some(callee), Some(arguments)) = (call, callee, arguments) else {
+            continue;
+        };
+        let mut cursor = arguments.walk();
+        let args: Vec<CallArg> = arguments
+            .named_children(&mut cursor)
+            .filter(|a| a.kind() != "comment")
+            .map(|a| match a.kind() {
+                "keyword_argument" => CallArg {
+                    keyword: a
+                        .child_by_field_name("name")
+                        .map(|n| text(n, src).to_string()),
+                    text: a
+                        .child_by_field_name("value")
+                        .and_then(|v| string_template(v, src)),
+                },
+                _ => CallArg {
+                    keyword: None,
+                    text: string_template(a, src),
+                },
+            })
+            .collect();
+        if let Some((method, path)) = requests::request_of(callee, &args) {
+            out.push(RequestFact {
+                method,
+                path,
+                line: line_of(call),
+                evidence: evidence_of(call, src),
+            });
+        }
+    }
+    out
+}
+
+/// The text of a string literal with its format fields as `{...}`: a plain or f-string,
+/// `"...".format(...)`, `"..." % x`, `"..." + x` (the rest a parameter). `None` otherwise.
+fn string_template(node: Node, src: &[u8]) -> Option<String> {
+    match node.kind() {
+        "string" => {
+            let t = text(node, src);
+            let body = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+            let quote = if body.starts_with("\"\"\"") || body.starts_with("'''") {
+                3
+            } else {
+                1
+            };
+            (body.len() >= 2 * quote).then(|| body[quote..body.len() - quote].to_string())
+        }
+        "call" => {
+            let f = node.child_by_field_name("function")?;
+            (f.kind() == "attribute"
+                && f.child_by_field_name("attribute").map(|a| text(a, src)) == Some("format"))
+            .then(|| f.child_by_field_name("object"))
+            .flatten()
+            .and_then(|o| string_template(o, src))
+        }
+        "binary_operator" => {
+            let left = string_template(node.child_by_field_name("left")?, src)?;
+            match node.child_by_field_name("operator").map(|o| text(o, src)) {
+                Some("%") => Some(left),
+                Some("+") => Some(format!("{left}{{}}")),
+                _ => None,
+            }
+        }
+        "parenthesized_expression" => string_template(node.named_child(0)?, src),
+        _ => None,
+    }
 }
 
 /// A statement as evidence: whitespace collapsed, at most 160 characters.
@@ -1296,6 +1401,7 @@ fn namedtuple_class(name: &str, value: Node, src: &[u8]) -> Option<Def> {
         member_aliases: vec![],
         fields: vec![],
         attributes: vec![],
+        requests: vec![],
     };
     Some(Def {
         name: name.to_string(),
@@ -1313,6 +1419,7 @@ fn namedtuple_class(name: &str, value: Node, src: &[u8]) -> Option<Def> {
         member_aliases: vec![],
         fields: vec![],
         attributes: vec![],
+        requests: vec![],
     })
 }
 
@@ -1547,6 +1654,50 @@ class C:
         assert_eq!(names, vec!["_cls", "data", "errors"]);
         let p = m.defs.iter().find(|d| d.name == "P").unwrap();
         assert_eq!(p.members[0].params[2].default.as_deref(), Some("0"));
+    }
+
+    #[test]
+    fn requests_are_read_from_literal_paths_only() {
+        let m = module(concat!(
+            "class S:\n",
+            "    def a(self, c):\n",
+            "        return self._request(\n            'delete',\n",
+            "            '/v1/customers/{customer}'.format(customer=c),\n        )\n",
+            "    async def b(self, file_id):\n",
+            "        def inner():\n            return self._get(f'/files/{file_id}/content')\n",
+            "        return await inner()\n",
+            "    def c(self, i):\n        self.r.request(method='POST', uri='/x/%s' % i)\n",
+            "    def d(self):\n        return self._request('post', self.class_url())\n",
+            "    def e(self, k):\n        return self.cache.get(k, '/default')\n",
+        ));
+        type Requests<'a> = Vec<(&'a str, &'a str, usize)>;
+        let got: Vec<(&str, Requests)> = m.defs[0]
+            .members
+            .iter()
+            .map(|d| {
+                (
+                    d.name.as_str(),
+                    d.requests
+                        .iter()
+                        .map(|r| (r.method.as_str(), r.path.as_str(), r.line))
+                        .collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a", vec![("DELETE", "/v1/customers/{customer}", 3)]),
+                ("b", vec![("GET", "/files/{file_id}/content", 9)]),
+                ("c", vec![("POST", "/x/{}", 12)]),
+                ("d", vec![]),
+                ("e", vec![]),
+            ]
+        );
+        assert_eq!(
+            m.defs[0].members[2].requests[0].evidence,
+            "self.r.request(method='POST', uri='/x/%s' % i)"
+        );
     }
 
     #[test]

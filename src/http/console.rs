@@ -64,6 +64,10 @@ const EXAMPLES: &[(&str, &str)] = &[
         "11_related_types.rq",
         include_str!("examples/11_related_types.rq"),
     ),
+    (
+        "12_wrapped_operations.rq",
+        include_str!("examples/12_wrapped_operations.rq"),
+    ),
 ];
 
 /// `GET /`: the console page.

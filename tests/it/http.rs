@@ -254,7 +254,7 @@ fn the_console_works_in_headless_chromium() {
         ],
     );
     assert_eq!(seen["title"], "refgraph SPARQL console");
-    assert_eq!(seen["examples"].as_array().unwrap().len(), 11, "{seen}");
+    assert_eq!(seen["examples"].as_array().unwrap().len(), 12, "{seen}");
     assert!(
         seen["editor"]
             .as_str()

@@ -49,7 +49,7 @@ fn a_service_method_is_reached_through_the_client() {
         Some("self.billing = BillingResources(self._requestor)")
     );
     let invoices = &best.steps[3];
-    assert_eq!(invoices.source, "acme_payments/resources/_billing.py:36");
+    assert_eq!(invoices.source, "acme_payments/resources/_billing.py:37");
     // Constructing the service directly is a valid but worse path: it ranks after the client.
     assert!(u.paths.len() >= 2, "{:#?}", u.paths);
     assert!(
@@ -164,4 +164,113 @@ fn relations_are_queryable_with_sparql() {
     ] {
         assert!(text.contains(expected), "{expected} missing in {text}");
     }
+}
+
+/// The sample SDK beside the HTTP API it wraps (samples/openapi/acme-payments-api-1.0.0.yaml).
+fn payments_and_api() -> Engine {
+    let store = Store::in_memory();
+    ingest(
+        &store,
+        &sample("acme-payments-1.0.0"),
+        "acme-payments",
+        "1.0.0",
+    );
+    crate::openapi::ingest_spec(
+        &store,
+        &crate::support::repo().join("samples/openapi/acme-payments-api-1.0.0.yaml"),
+        "acme-payments-api",
+        "1.0.0",
+    )
+    .unwrap();
+    Engine::new(store)
+}
+
+#[test]
+fn sdk_methods_and_the_operations_they_wrap_link_both_ways() {
+    let e = payments_and_api();
+    let sdk = e
+        .choose(Some("pkg:pypi/acme-payments"), Some("1.0.0"), None)
+        .unwrap();
+    let api = e
+        .choose(Some("pkg:generic/acme-payments-api"), Some("1.0.0"), None)
+        .unwrap();
+    for name in [
+        "acme_payments.CustomerService.create",
+        "acme_payments.CustomerService.retrieve",
+        "acme_payments.InvoiceService.pay",
+    ] {
+        let r = e.related(&sdk, name, None).unwrap();
+        insta::assert_snapshot!(
+            format!("wraps_{}", name.replace('.', "_")),
+            r.text(&sdk.release.release)
+        );
+    }
+    for name in ["createCustomer", "payInvoice", "POST /customers"] {
+        let r = e.related(&api, name, Some("wrapped_by")).unwrap();
+        insta::assert_snapshot!(
+            format!("wrapped_by_{}", name.replace([' ', '/'], "_")),
+            r.text(&api.release.release)
+        );
+    }
+    // A method that sends nothing wraps nothing; an operation no SDK requests is wrapped by
+    // nothing: no link is guessed from names.
+    let r = e
+        .related(
+            &sdk,
+            "acme_payments.SubscriptionService.cancel",
+            Some("wraps"),
+        )
+        .unwrap();
+    assert!(r.related.is_empty(), "{:?}", r.related);
+    let r = e
+        .related(&api, "cancelSubscription", Some("wrapped_by"))
+        .unwrap();
+    assert!(r.related.is_empty(), "{:?}", r.related);
+    // `GET /v1/customers` is listCustomers under the server's /v1, never retrieveCustomer.
+    let r = e
+        .related(&sdk, "acme_payments.CustomerService.list", Some("wraps"))
+        .unwrap();
+    let ops: Vec<&str> = r
+        .related
+        .iter()
+        .map(|x| x.qualified_name.as_str())
+        .collect();
+    assert_eq!(ops, vec!["listCustomers"]);
+    assert_eq!(
+        r.related[0].package.as_deref(),
+        Some("pkg:generic/acme-payments-api")
+    );
+    assert_eq!(r.related[0].versions, vec!["1.0.0"]);
+}
+
+#[test]
+fn a_request_without_an_indexed_spec_is_still_a_fact() {
+    let e = payments();
+    let chosen = e
+        .choose(Some("acme-payments"), Some("1.0.0"), None)
+        .unwrap();
+    let r = e
+        .related(
+            &chosen,
+            "acme_payments.InvoiceService.pay",
+            Some("requests"),
+        )
+        .unwrap();
+    assert_eq!(r.related.len(), 1, "{:?}", r.related);
+    let req = &r.related[0];
+    assert_eq!(req.qualified_name, "POST /v1/invoices/{}/pay");
+    assert_eq!(
+        req.source.as_deref(),
+        Some("acme_payments/resources/_billing.py:21")
+    );
+    assert_eq!(
+        req.evidence.as_deref(),
+        Some(
+            "self._requestor.request(\"POST\", \"/v1/invoices/%s/pay\" % invoice_id, source=source)"
+        )
+    );
+    let r = e
+        .related(&chosen, "acme_payments.InvoiceService.pay", Some("wraps"))
+        .unwrap();
+    assert!(r.related.is_empty());
 }

@@ -3,9 +3,11 @@
 //! tests/oracle/py_usage.py (PyPI) and tests/oracle/js_usage.mjs (npm). Only constructors
 //! run: no request leaves the machine.
 
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use refgraph::answer::Engine;
+use refgraph::answer::{Chosen, Engine};
 use refgraph::extract::Language;
 use refgraph::ingest::{Limits, ingest_files, read_release};
 use refgraph::model::PackageId;
@@ -123,6 +125,43 @@ fn case(
            "instance_of": instance_of})
 }
 
+/// The SDK release fetched from its registry and ingested into a fresh in-memory store.
+fn ingest_sdk(sdk: &Sdk, cache: &Path) -> (Engine, Chosen) {
+    let store = Store::in_memory();
+    let id = PackageId::new(sdk.ecosystem, sdk.name);
+    let fetched = if sdk.ecosystem == "npm" {
+        refgraph::fetch::fetch_npm(&id, sdk.version, &cache.join("npm"), &|_, _| {})
+    } else {
+        refgraph::fetch::fetch_pypi(&id, sdk.version, &cache.join("pypi"), &|_, _| {})
+    }
+    .unwrap_or_else(|e| panic!("fetching {} {}: {e}", sdk.name, sdk.version));
+    let language = Language::for_package(&id).unwrap();
+    let (files, diags) = read_release(&fetched.path, language, &Limits::default()).unwrap();
+    ingest_files(&store, &id, sdk.version, &files, diags, &fetched.url, None).unwrap();
+    let engine = Engine::new(store);
+    let chosen = engine
+        .choose(Some(&id.purl()), Some(sdk.version), None)
+        .unwrap();
+    (engine, chosen)
+}
+
+/// The release installed where the oracles read it: `pip install --target` (with its
+/// dependencies, for imports) or `npm install`; returns the directory the release's own
+/// source paths are relative to.
+fn install_sdk(sdk: &Sdk, cache: &Path) -> PathBuf {
+    if sdk.ecosystem == "npm" {
+        let dir = format!("usage-{}-{}", sdk.name, sdk.version);
+        let spec = format!("{}@{}", sdk.name, sdk.version);
+        crate::support::npm_install(cache, &dir, sdk.name, &spec)
+    } else {
+        let site = cache
+            .join("site")
+            .join(format!("{}-{}-with-deps", sdk.name, sdk.version));
+        crate::oracle::pip_install_into(&site, &[format!("{}=={}", sdk.name, sdk.version)], true);
+        site
+    }
+}
+
 #[test]
 fn usage_paths_run_on_the_installed_releases() {
     let cache = cache_dir();
@@ -130,22 +169,8 @@ fn usage_paths_run_on_the_installed_releases() {
     let mut valid = 0usize;
     let mut failures = String::new();
     for sdk in SDKS {
-        let store = Store::in_memory();
         let javascript = sdk.ecosystem == "npm";
-        let id = PackageId::new(sdk.ecosystem, sdk.name);
-        let fetched = if javascript {
-            refgraph::fetch::fetch_npm(&id, sdk.version, &cache.join("npm"), &|_, _| {})
-        } else {
-            refgraph::fetch::fetch_pypi(&id, sdk.version, &cache.join("pypi"), &|_, _| {})
-        }
-        .unwrap_or_else(|e| panic!("fetching {} {}: {e}", sdk.name, sdk.version));
-        let language = Language::for_package(&id).unwrap();
-        let (files, diags) = read_release(&fetched.path, language, &Limits::default()).unwrap();
-        ingest_files(&store, &id, sdk.version, &files, diags, &fetched.url, None).unwrap();
-        let engine = Engine::new(store);
-        let chosen = engine
-            .choose(Some(&id.purl()), Some(sdk.version), None)
-            .unwrap();
+        let (engine, chosen) = ingest_sdk(sdk, &cache);
 
         // Targets: public methods of the classes some class holds as an attribute.
         let held = engine
@@ -191,31 +216,21 @@ fn usage_paths_run_on_the_installed_releases() {
             snippets.insert(id.clone(), (m.to_string(), p.snippet.clone()));
             cases.push(case(&engine, &chosen, &id, p));
         }
+        let installed = install_sdk(sdk, &cache);
         let mut child = if javascript {
-            let dir = format!("usage-{}-{}", sdk.name, sdk.version);
-            let spec = format!("{}@{}", sdk.name, sdk.version);
-            let tools = crate::support::npm_install(&cache, &dir, sdk.name, &spec);
             Command::new("node")
                 .arg(repo().join("tests/oracle/js_usage.mjs"))
-                .arg(&tools)
+                .arg(&installed)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .spawn()
                 .expect("node runs")
         } else {
-            let site = cache
-                .join("site")
-                .join(format!("{}-{}-with-deps", sdk.name, sdk.version));
-            crate::oracle::pip_install_into(
-                &site,
-                &[format!("{}=={}", sdk.name, sdk.version)],
-                true,
-            );
             Command::new("python3")
                 .arg("-S")
                 .arg(repo().join("tests/oracle/py_usage.py"))
                 .arg("--path")
-                .arg(&site)
+                .arg(&installed)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .spawn()
@@ -258,4 +273,130 @@ fn usage_paths_run_on_the_installed_releases() {
     println!("overall: {valid}/{checked} = {rate:.3}");
     assert!(checked >= 30, "only {checked} methods checked");
     assert!(rate >= 0.9, "usage paths valid {rate:.3} < 0.9");
+}
+
+/// Rows of a SPARQL answer as strings, in the order of `vars`.
+fn rows(engine: &Engine, query: &str, vars: &[&str]) -> Vec<Vec<String>> {
+    let answer = engine.sparql(query).unwrap();
+    answer["results"]["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            vars.iter()
+                .map(|v| b[*v]["value"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// The `requests` relations (the HTTP request a method body sends, which links it to the
+/// OpenAPI operation it wraps) on the same three releases, against an independent parser
+/// of the same sources: Python's `ast` (tests/oracle/py_requests.py) and the TypeScript
+/// compiler (tests/oracle/js_requests.mjs) find the calls by the rules of
+/// src/extract/requests.rs. Every relation must be a call the oracle finds at that file and
+/// line with that endpoint key (precision), and every call the oracle finds in the body of
+/// a public callable must be a relation (recall).
+#[test]
+fn requested_endpoints_agree_with_the_oracle_parsers() {
+    let cache = cache_dir();
+    let mut report = String::new();
+    let mut worst = 1.0f64;
+    for sdk in SDKS {
+        let (engine, chosen) = ingest_sdk(sdk, &cache);
+        let installed = install_sdk(sdk, &cache);
+        let graph = &chosen.release.release;
+        let found: BTreeSet<(String, usize, String)> = rows(
+            &engine,
+            &format!(
+                "PREFIX rg: <https://refgraph.dev/ontology#>
+                 SELECT ?file ?line ?key WHERE {{ GRAPH <{graph}> {{
+                   ?s rg:relation ?r . ?r rg:requestKey ?key ; rg:sourceFile ?file ; rg:line ?line
+                 }} }}"
+            ),
+            &["file", "line", "key"],
+        )
+        .into_iter()
+        .map(|r| (r[0].clone(), r[1].parse().unwrap(), r[2].clone()))
+        .collect();
+        // Where the public callables are: a call inside one of them must be found.
+        let callables: HashSet<(String, usize)> = rows(
+            &engine,
+            &format!(
+                "PREFIX rg: <https://refgraph.dev/ontology#>
+                 SELECT ?file ?line WHERE {{ GRAPH <{graph}> {{
+                   ?s a ?t ; rg:sourceFile ?file ; rg:line ?line .
+                   VALUES ?t {{ rg:Function rg:Method rg:Staticmethod rg:Classmethod }}
+                 }} }}"
+            ),
+            &["file", "line"],
+        )
+        .into_iter()
+        .map(|r| (r[0].clone(), r[1].parse().unwrap()))
+        .collect();
+        let output = if sdk.ecosystem == "npm" {
+            let tools = crate::npm_oracle::node_tools(&cache);
+            Command::new("node")
+                .arg(repo().join("tests/oracle/js_requests.mjs"))
+                .arg("--pkg")
+                .arg(installed.join("node_modules").join(sdk.name))
+                .arg("--tools")
+                .arg(&tools)
+                .output()
+        } else {
+            Command::new("python3")
+                .arg(repo().join("tests/oracle/py_requests.py"))
+                .arg(&installed)
+                .output()
+        }
+        .expect("the oracle runs");
+        assert!(
+            output.status.success(),
+            "the requests oracle failed for {}: {}",
+            sdk.name,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let oracle: Vec<(String, usize, usize, String)> =
+            serde_json::from_slice(&output.stdout).unwrap();
+        let oracle_calls: HashSet<(String, usize, String)> = oracle
+            .iter()
+            .map(|(f, _, l, k)| (f.clone(), *l, k.clone()))
+            .collect();
+        let precise = found.iter().filter(|r| oracle_calls.contains(*r)).count();
+        let expected: BTreeSet<(String, usize, String)> = oracle
+            .iter()
+            .filter(|(f, d, _, _)| callables.contains(&(f.clone(), *d)))
+            .map(|(f, _, l, k)| (f.clone(), *l, k.clone()))
+            .collect();
+        let recalled = expected.iter().filter(|r| found.contains(*r)).count();
+        let precision = precise as f64 / found.len().max(1) as f64;
+        let recall = recalled as f64 / expected.len().max(1) as f64;
+        report.push_str(&format!(
+            "{} {}: {} requests found, {precise} confirmed by the oracle (precision {precision:.3}); \
+             {} in public callables by the oracle, {recalled} found (recall {recall:.3})\n",
+            sdk.name,
+            sdk.version,
+            found.len(),
+            expected.len()
+        ));
+        for r in found.iter().filter(|r| !oracle_calls.contains(*r)).take(5) {
+            report.push_str(&format!("  not confirmed: {r:?}\n"));
+        }
+        for r in expected.iter().filter(|r| !found.contains(*r)).take(5) {
+            report.push_str(&format!("  missed: {r:?}\n"));
+        }
+        assert!(
+            expected.len() >= 50,
+            "{} {}: only {} requests to check",
+            sdk.name,
+            sdk.version,
+            expected.len()
+        );
+        worst = worst.min(precision).min(recall);
+    }
+    println!("{report}");
+    assert!(
+        worst >= 0.98,
+        "requests disagree with the oracle:\n{report}"
+    );
 }

@@ -10,10 +10,12 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node, Parser, Query, QueryCursor, StreamingIterator};
 
+use crate::extract::requests::{self, CallArg, RequestFact};
 use crate::extract::{first_error_line, line_of, text};
 use crate::model::{Deprecation, Diagnostic, Param, ParamKind};
 
 pub const COMMONJS_QUERY: &str = include_str!("../../../extractors/javascript/commonjs.scm");
+pub const REQUESTS_QUERY: &str = include_str!("../../../extractors/javascript/requests.scm");
 
 pub fn javascript() -> Language {
     tree_sitter_javascript::LANGUAGE.into()
@@ -29,6 +31,15 @@ fn commonjs_query() -> &'static Query {
         // Guarded by a test that compiles it; a failure here is a build defect.
         Query::new(&javascript(), COMMONJS_QUERY)
             .unwrap_or_else(|e| panic!("extractors/javascript/commonjs.scm: {e}"))
+    })
+}
+
+fn requests_query() -> &'static Query {
+    static Q: OnceLock<Query> = OnceLock::new();
+    Q.get_or_init(|| {
+        // Guarded by a test that compiles it; a failure here is a build defect.
+        Query::new(&javascript(), REQUESTS_QUERY)
+            .unwrap_or_else(|e| panic!("extractors/javascript/requests.scm: {e}"))
     })
 }
 
@@ -81,6 +92,8 @@ pub struct Sig {
     pub returns: Option<String>,
     pub doc: Doc,
     pub line: usize,
+    /// HTTP requests the body sends with a literal path (JavaScript files only).
+    pub requests: Vec<RequestFact>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -736,12 +749,104 @@ impl Walker<'_, '_> {
             })
             .map(|t| type_text(self.t(t)))
             .or_else(|| doc.returns.clone());
+        let requests = match node.child_by_field_name("body") {
+            Some(body) if !self.declaration => self.body_requests(body),
+            _ => vec![],
+        };
         Sig {
             params,
             params_text: texts.join(", "),
             returns,
             doc,
             line: line_of(node),
+            requests,
+        }
+    }
+
+    /// The HTTP requests a function body sends with a literal path.
+    fn body_requests(&self, body: Node) -> Vec<RequestFact> {
+        if !requests::may_hold_path(&self.src[body.byte_range()]) {
+            return vec![];
+        }
+        let query = requests_query();
+        let names = query.capture_names();
+        let mut qc = QueryCursor::new();
+        let mut matches = qc.matches(query, body, self.src);
+        let mut out = Vec::new();
+        while let Some(m) = matches.next() {
+            let (mut call, mut callee, mut arguments) = (None, None, None);
+            for c in m.captures() {
+                match names[c.index as usize] {
+                    "call" => call = Some(c.node),
+                    "callee" => callee = Some(self.t(c.node)),
+                    "arguments" => arguments = Some(c.node),
+                    _ => {}
+                }
+            }
+            let (Some(call), Some(callee), Some(arguments)) = (call, callee, arguments) else {
+                continue;
+            };
+            let mut args = Vec::new();
+            let mut cursor = arguments.walk();
+            for a in arguments.named_children(&mut cursor) {
+                match a.kind() {
+                    "comment" => {}
+                    // `request({ method: 'POST', path: '/v1/x' })`: the pairs are keywords.
+                    "object" => {
+                        let mut c2 = a.walk();
+                        for pair in a.named_children(&mut c2).filter(|p| p.kind() == "pair") {
+                            args.push(CallArg {
+                                keyword: pair
+                                    .child_by_field_name("key")
+                                    .map(|k| unquote(self.t(k))),
+                                text: pair
+                                    .child_by_field_name("value")
+                                    .and_then(|v| self.string_template(v)),
+                            });
+                        }
+                    }
+                    _ => args.push(CallArg {
+                        keyword: None,
+                        text: self.string_template(a),
+                    }),
+                }
+            }
+            if let Some((method, path)) = requests::request_of(callee, &args) {
+                let mut evidence = collapse_ws(self.t(call));
+                if evidence.len() > 160 {
+                    let cut = (0..=157)
+                        .rev()
+                        .find(|i| evidence.is_char_boundary(*i))
+                        .unwrap_or(0);
+                    evidence.truncate(cut);
+                    evidence.push_str("...");
+                }
+                out.push(RequestFact {
+                    method,
+                    path,
+                    line: line_of(call),
+                    evidence,
+                });
+            }
+        }
+        out
+    }
+
+    /// A string or template literal's text (`${x}` kept for the path rules), or `'...' + x`
+    /// with the rest a parameter. `None` for anything else.
+    fn string_template(&self, node: Node) -> Option<String> {
+        match node.kind() {
+            "string" | "template_string" => {
+                let t = self.t(node);
+                (t.len() >= 2).then(|| t[1..t.len() - 1].to_string())
+            }
+            "binary_expression" => {
+                let op = node.child_by_field_name("operator").map(|o| self.t(o));
+                let left = self.string_template(node.child_by_field_name("left")?)?;
+                (op == Some("+")).then(|| format!("{left}{{}}"))
+            }
+            "parenthesized_expression" => self.string_template(node.named_child(0)?),
+            _ => None,
         }
     }
 
@@ -1404,6 +1509,7 @@ mod tests {
     fn the_commonjs_query_compiles() {
         let q = commonjs_query();
         assert!(q.pattern_count() >= 6);
+        assert_eq!(requests_query().pattern_count(), 1);
     }
 
     #[test]

@@ -591,7 +591,7 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// `returns` and `parameter` links of a callable defined in `module`.
+    /// `returns`, `parameter` and `requests` links of a callable defined in `module`.
     fn signature_relations(
         &self,
         module: usize,
@@ -614,6 +614,11 @@ impl<'a> Resolver<'a> {
                 line: def.line,
             });
         }
+        out.extend(
+            def.requests
+                .iter()
+                .filter_map(|r| r.relation(subject, file)),
+        );
         for p in &def.params {
             if let Some(a) = &p.annotation
                 && let Some(object) = self.class_named(module, a, canon)

@@ -16,8 +16,10 @@ class CustomerService(_Service):
 
     def retrieve(self, customer_id: str) -> Customer:
         """Fetch one customer by id."""
+        self._requestor.request("GET", f"/v1/customers/{customer_id}")
         return Customer(id=customer_id, email="")
 
     def list(self, *, limit: int = 10) -> List[Customer]:
         """Customers, newest first."""
+        self._requestor.request("GET", "/v1/customers", limit=limit)
         return []
