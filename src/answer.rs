@@ -413,24 +413,124 @@ impl Default for QueryLimits {
     }
 }
 
+/// A byte range of [`NameTable::text`] or [`NameTable::lower`].
+type Span = (u32, u32);
+
+/// One public name: byte ranges of its name, canonical name and kind in the table's text,
+/// and of the lower-cased name in its lower-cased copy.
 struct NameEntry {
-    name: String,
-    qname: String,
-    kind: String,
-    /// `name` lower-cased, computed once for ranking.
-    lower: String,
+    name: Span,
+    qname: Span,
+    kind: Span,
+    lower: Span,
 }
 
-/// A release's names, with the entries grouped by lower-cased last component: the ranker
-/// compares the asked name with each distinct last component once.
+/// A release's names, kept as the stored table's text plus offsets (two strings per release,
+/// not four per name: a store of 100 releases keeps many tables), with the entries grouped by
+/// lower-cased last component: the ranker compares the asked name with each distinct last
+/// component once.
 #[derive(Default)]
 struct NameTable {
+    text: Box<str>,
+    /// Every name lower-cased, one after another, computed once for ranking.
+    lower: Box<str>,
     entries: Vec<NameEntry>,
-    by_last: Vec<(String, Vec<usize>)>,
+    /// Entry indexes, those with the same lower-cased last component together ...
+    by_last: Vec<u32>,
+    /// ... in runs: (last component's span in `lower`, run start, run end in `by_last`).
+    groups: Vec<(Span, u32, u32)>,
+}
+
+impl NameTable {
+    fn parse(text: String) -> NameTable {
+        let mut entries = Vec::new();
+        let mut lower = String::with_capacity(text.len() / 3);
+        let mut at = 0usize;
+        for line in text.split_inclusive('\n') {
+            let start = at;
+            at += line.len();
+            let mut fields = line.trim_end_matches('\n').split('\t');
+            let (Some(name), Some(qname), Some(kind)) =
+                (fields.next(), fields.next(), fields.next())
+            else {
+                continue;
+            };
+            let span = |f: &str, from: usize| (from as u32, (from + f.len()) as u32);
+            let name_span = span(name, start);
+            let qname_span = span(qname, start + name.len() + 1);
+            let kind_span = span(kind, start + name.len() + qname.len() + 2);
+            let l0 = lower.len();
+            if name.is_ascii() {
+                lower.push_str(name);
+                lower[l0..].make_ascii_lowercase();
+            } else {
+                lower.extend(name.chars().flat_map(char::to_lowercase));
+            }
+            entries.push(NameEntry {
+                name: name_span,
+                qname: qname_span,
+                kind: kind_span,
+                lower: (l0 as u32, lower.len() as u32),
+            });
+        }
+        let last_of = |e: &NameEntry| -> Span {
+            let l = &lower[e.lower.0 as usize..e.lower.1 as usize];
+            let cut = l.rfind(['.', ':']).map_or(0, |i| i + 1);
+            (e.lower.0 + cut as u32, e.lower.1)
+        };
+        // Grouped by hashing, not sorting: the table loads on a not-found answer's path, and
+        // sorting 20,000 names by string took most of its 15 ms.
+        let at = |s: Span| &lower[s.0 as usize..s.1 as usize];
+        let mut group_of: HashMap<&str, usize> = HashMap::new();
+        let mut members: Vec<(Span, Vec<u32>)> = Vec::new();
+        for (i, e) in entries.iter().enumerate() {
+            let last = last_of(e);
+            let g = *group_of.entry(at(last)).or_insert_with(|| {
+                members.push((last, Vec::new()));
+                members.len() - 1
+            });
+            members[g].1.push(i as u32);
+        }
+        let mut by_last: Vec<u32> = Vec::with_capacity(entries.len());
+        let mut groups: Vec<(Span, u32, u32)> = Vec::with_capacity(members.len());
+        for (last, m) in members {
+            let start = by_last.len() as u32;
+            by_last.extend(m);
+            groups.push((last, start, by_last.len() as u32));
+        }
+        NameTable {
+            text: text.into_boxed_str(),
+            lower: lower.into_boxed_str(),
+            entries,
+            by_last,
+            groups,
+        }
+    }
+
+    fn str(&self, s: Span) -> &str {
+        &self.text[s.0 as usize..s.1 as usize]
+    }
+
+    fn lower(&self, s: Span) -> &str {
+        &self.lower[s.0 as usize..s.1 as usize]
+    }
 }
 
 /// Symbols a name denotes in one release: (symbol IRI, canonical name, "canonical"/"alias").
 type Lookup = Vec<(String, String, String)>;
+
+/// (store generation, release -> derived table), bounded: a store of 100 releases would
+/// otherwise keep every release's table once each was asked about.
+pub(crate) type ReleaseCache<V> = (u64, lru::LruCache<String, Arc<V>>);
+
+/// How many releases' name tables stay loaded (about 4 MB each for Django's 8,000 symbols).
+const NAME_TABLES: usize = 16;
+/// How many releases' usage graphs stay loaded.
+const USAGE_GRAPHS: usize = 8;
+
+fn release_cache<V>(capacity: usize) -> lru::LruCache<String, Arc<V>> {
+    lru::LruCache::new(std::num::NonZeroUsize::new(capacity).expect("nonzero"))
+}
 
 /// Name lookups kept per engine (a few MB at most).
 const LOOKUP_CACHE: usize = 20_000;
@@ -442,8 +542,8 @@ type LookupCache = (u64, lru::LruCache<(String, String), Lookup>);
 pub struct Engine {
     store: Store,
     pub limits: QueryLimits,
-    /// Per-release name tables, valid for one store generation.
-    names: Mutex<(u64, HashMap<String, Arc<NameTable>>)>,
+    /// Name tables of the releases asked about most recently, valid for one store generation.
+    names: Mutex<ReleaseCache<NameTable>>,
     /// The indexed releases, valid for one store generation. Only this process writes to its
     /// store (RocksDB admits one writer), so the generation sees every change.
     releases: Mutex<Option<(u64, Arc<Vec<ReleaseInfo>>)>>,
@@ -451,7 +551,7 @@ pub struct Engine {
     /// migration report resolves hundreds of names under the same parents.
     lookups: Mutex<LookupCache>,
     /// Per-release usage graphs (relations between classes), valid for one store generation.
-    usage: Mutex<(u64, HashMap<String, Arc<usage::UsageGraph>>)>,
+    usage: Mutex<ReleaseCache<usage::UsageGraph>>,
     /// The text index for concept search, when this process opened one.
     index: Option<Arc<crate::index::TextIndex>>,
     synonyms: crate::index::synonyms::Synonyms,
@@ -543,8 +643,8 @@ impl Engine {
         Engine {
             store,
             limits: QueryLimits::default(),
-            names: Mutex::new((0, HashMap::new())),
-            usage: Mutex::new((0, HashMap::new())),
+            names: Mutex::new((0, release_cache(NAME_TABLES))),
+            usage: Mutex::new((0, release_cache(USAGE_GRAPHS))),
             releases: Mutex::new(None),
             lookups: Mutex::new((
                 0,
@@ -1032,12 +1132,14 @@ impl Engine {
         {
             let mut cache = self.names.lock().expect("cache lock");
             if cache.0 != generation {
-                *cache = (generation, HashMap::new());
+                cache.1.clear();
+                cache.0 = generation;
             }
             if let Some(n) = cache.1.get(release) {
                 return Ok(n.clone());
             }
         }
+        let started = std::time::Instant::now();
         let rows = self
             .store
             .select(&queries::name_table, &[("release", iri(release))])?;
@@ -1045,30 +1147,15 @@ impl Engine {
             .first()
             .and_then(|r| get_str(r, "table"))
             .unwrap_or_default();
-        let entries: Vec<NameEntry> = table
-            .lines()
-            .filter_map(|line| {
-                let mut parts = line.split('\t');
-                let name = parts.next()?.to_string();
-                Some(NameEntry {
-                    lower: name.to_lowercase(),
-                    name,
-                    qname: parts.next()?.to_string(),
-                    kind: parts.next()?.to_string(),
-                })
-            })
-            .collect();
-        let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, e) in entries.iter().enumerate() {
-            let last = e.lower.rsplit(['.', ':']).next().unwrap_or(&e.lower);
-            groups.entry(last.to_string()).or_default().push(i);
-        }
-        let mut by_last: Vec<(String, Vec<usize>)> = groups.into_iter().collect();
-        by_last.sort();
-        let names = Arc::new(NameTable { entries, by_last });
+        let read = started.elapsed();
+        let names = Arc::new(NameTable::parse(table));
+        tracing::debug!(
+            "name table of {release}: read in {read:?}, parsed in {:?}",
+            started.elapsed() - read
+        );
         let mut cache = self.names.lock().expect("cache lock");
         if cache.0 == generation {
-            cache.1.insert(release.to_string(), names.clone());
+            cache.1.put(release.to_string(), names.clone());
         }
         Ok(names)
     }
@@ -1085,14 +1172,16 @@ impl Engine {
         let mut best: BTreeMap<String, Candidate> = BTreeMap::new();
         let suffix = format!(".{asked_lower}");
         let asked_container = asked_lower.rsplit_once('.').map(|(c, _)| c);
-        for (last, members) in &names.by_last {
+        for &(last, start, end) in &names.groups {
             // The last component decides most of the score; the whole name only refines it.
-            let last_sim = strsim::jaro_winkler(asked_last, last);
+            let last_sim = strsim::jaro_winkler(asked_last, names.lower(last));
             if last_sim < 0.75 {
                 continue;
             }
-            for e in members.iter().map(|&i| &names.entries[i]) {
-                let lower = e.lower.as_str();
+            let members = &names.by_last[start as usize..end as usize];
+            for e in members.iter().map(|&i| &names.entries[i as usize]) {
+                let lower = names.lower(e.lower);
+                let qname = names.str(e.qname);
                 let mut score = strsim::jaro_winkler(&asked_lower, lower) * 0.8;
                 if lower.ends_with(&suffix) {
                     score = score.max(0.95);
@@ -1104,14 +1193,14 @@ impl Engine {
                     continue;
                 }
                 let c = Candidate {
-                    qualified_name: e.qname.clone(),
-                    kind: e.kind.clone(),
+                    qualified_name: qname.to_string(),
+                    kind: names.str(e.kind).to_string(),
                     score: (score * 100.0).round() / 100.0,
                 };
-                match best.get(&e.qname) {
+                match best.get(qname) {
                     Some(old) if old.score >= c.score => {}
                     _ => {
-                        best.insert(e.qname.clone(), c);
+                        best.insert(qname.to_string(), c);
                     }
                 }
             }
@@ -1429,11 +1518,15 @@ impl Engine {
         };
         let names = self.names_of(&rel.release)?;
         let mut aliases: HashMap<&str, Vec<String>> = HashMap::new();
-        for e in names.entries.iter().filter(|e| e.name != e.qname) {
+        for e in names
+            .entries
+            .iter()
+            .filter(|e| names.str(e.name) != names.str(e.qname))
+        {
             aliases
-                .entry(e.qname.as_str())
+                .entry(names.str(e.qname))
                 .or_default()
-                .push(e.name.clone());
+                .push(names.str(e.name).to_string());
         }
         let rows = self
             .store
@@ -1615,7 +1708,57 @@ fn term_json(t: &Term) -> serde_json::Value {
 
 #[cfg(test)]
 mod tests {
-    use super::version_key;
+    use super::{NameTable, version_key};
+
+    #[test]
+    fn name_tables_keep_offsets_into_one_text() {
+        let t = NameTable::parse(
+            "pkg.Ünïcode\tpkg.Ünïcode\tclass\npkg.alias\tpkg.core.Thing\tclass\n\
+             pkg.core.Thing\tpkg.core.Thing\tclass\nbroken line\npkg.x.thing\tpkg.x.thing\tfunction\n"
+                .to_string(),
+        );
+        let rows: Vec<(&str, &str, &str, &str)> = t
+            .entries
+            .iter()
+            .map(|e| {
+                (
+                    t.str(e.name),
+                    t.str(e.qname),
+                    t.str(e.kind),
+                    t.lower(e.lower),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                ("pkg.Ünïcode", "pkg.Ünïcode", "class", "pkg.ünïcode"),
+                ("pkg.alias", "pkg.core.Thing", "class", "pkg.alias"),
+                (
+                    "pkg.core.Thing",
+                    "pkg.core.Thing",
+                    "class",
+                    "pkg.core.thing"
+                ),
+                ("pkg.x.thing", "pkg.x.thing", "function", "pkg.x.thing"),
+            ]
+        );
+        // Grouped by lower-cased last component, in order.
+        let mut groups: Vec<(&str, Vec<u32>)> = t
+            .groups
+            .iter()
+            .map(|&(last, a, b)| (t.lower(last), t.by_last[a as usize..b as usize].to_vec()))
+            .collect();
+        groups.sort();
+        assert_eq!(
+            groups,
+            vec![
+                ("alias", vec![1]),
+                ("thing", vec![2, 3]),
+                ("ünïcode", vec![0])
+            ]
+        );
+    }
 
     #[test]
     fn versions_order_numerically_with_prereleases_first() {

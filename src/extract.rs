@@ -121,6 +121,20 @@ pub(crate) fn text<'a>(node: tree_sitter::Node, src: &'a [u8]) -> &'a str {
     node.utf8_text(src).unwrap_or("")
 }
 
+/// Source text as evidence: `collapsed` (whitespace already collapsed) cut at 160 bytes, on a
+/// character boundary, with `...` when cut.
+pub(crate) fn clip_evidence(mut collapsed: String) -> String {
+    if collapsed.len() > 160 {
+        let cut = (0..=157)
+            .rev()
+            .find(|i| collapsed.is_char_boundary(*i))
+            .unwrap_or(0);
+        collapsed.truncate(cut);
+        collapsed.push_str("...");
+    }
+    collapsed
+}
+
 /// The 1-based line a node starts on.
 pub(crate) fn line_of(node: tree_sitter::Node) -> usize {
     node.start_position().row + 1

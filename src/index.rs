@@ -17,10 +17,10 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use tantivy::collector::TopDocs;
+use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
-    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
+    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
 use tantivy::tokenizer::{Language, Stemmer, TextAnalyzer};
 use tantivy::{
@@ -47,7 +47,7 @@ pub enum IndexError {
 
 /// Bumped when the schema or the chunking changes: an index written by another layout is
 /// rebuilt from the store instead of being misread.
-const LAYOUT: &str = "refgraph-index-5";
+const LAYOUT: &str = "refgraph-index-7";
 
 /// The content type of the one document per release that records its stamp, so a release
 /// with no chunks at all is still known to be indexed. It holds no text and is never a hit.
@@ -73,6 +73,15 @@ struct Fields {
     last_updated: Field,
     embed_hash: Field,
     vector: Field,
+    /// Marker documents: how many chunks of the release have no vector.
+    missing_vectors: Field,
+    /// `yes` on the chunks of doc pages (not the per-symbol pages): what lists the pages.
+    doc_page: Field,
+    /// The name-ranking keys of the chunk's entities (`fusion::name_keys`).
+    name_keys: Field,
+    /// Columns for the name ranking's ties: fewer entities, then a shorter title, first.
+    entity_count: Field,
+    title_len: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -103,8 +112,14 @@ fn schema() -> (Schema, Fields) {
         order: b.add_u64_field("order", STORED),
         entities: b.add_text_field("entities", STORED),
         last_updated: b.add_text_field("last_updated", STORED),
-        embed_hash: b.add_text_field("embed_hash", STORED),
+        // Indexed: a text embedded in any release is found by its hash, and its vector reused.
+        embed_hash: b.add_text_field("embed_hash", STRING | STORED),
         vector: b.add_bytes_field("vector", STORED),
+        missing_vectors: b.add_u64_field("missing_vectors", STORED),
+        doc_page: b.add_text_field("doc_page", STRING),
+        name_keys: b.add_text_field("name_keys", STRING),
+        entity_count: b.add_u64_field("entity_count", FAST),
+        title_len: b.add_u64_field("title_len", FAST),
     };
     (b.build(), fields)
 }
@@ -118,30 +133,39 @@ fn analyzer() -> TextAnalyzer {
 /// The hash of a chunk's embedded text, and its vector when a model is installed.
 type HashedVector = (String, Option<Vec<f32>>);
 
-/// A chunk as loaded for ranking: what a hit shows, plus its vector.
+/// What the vector ranking needs of one chunk. BM25 and the name ranking run on the inverted
+/// index; what a hit shows stays in tantivy's store and is read for the hits only, so memory
+/// grows with the releases searched recently (and only with a model), not with the index.
 #[derive(Debug, Clone)]
-pub(crate) struct Loaded {
-    pub chunk: Chunk,
-    pub stamp: String,
-    pub embed_hash: String,
-    pub vector: Option<Vec<f32>>,
-    /// The entities' qualified names, lower-cased once at load for the name ranking.
-    pub names: Vec<String>,
+pub(crate) struct Ranked {
+    pub address: DocAddress,
+    pub language: Box<str>,
+    pub content_type: ContentType,
+    pub vector: Box<[f32]>,
 }
 
-/// Every live chunk, loaded once per index commit.
+/// The vectors of one release's chunks, loaded at its first vector search.
+struct Part {
+    chunks: Vec<Ranked>,
+}
+
+/// How many releases' vectors stay loaded (`REFGRAPH_INDEX_RELEASES` overrides): about 12 MB
+/// per 8,000 chunks.
+const DEFAULT_LOADED_RELEASES: usize = 8;
+
+/// The index as of one commit: the releases it holds (from their markers) and, loaded on
+/// demand and bounded, the ranking data of recently searched releases.
 struct Snapshot {
     /// The reader generation this snapshot was loaded at.
     generation: u64,
     /// The searcher it was loaded from: BM25 must use the same one, or a commit landing in
     /// between would map doc addresses to the wrong chunks.
     searcher: tantivy::Searcher,
-    chunks: Vec<Loaded>,
-    by_address: HashMap<DocAddress, usize>,
     /// Each release present: its stamp and whether every chunk has a vector.
     releases: HashMap<String, (String, bool)>,
-    /// The chunks of each release, so a search scans only the releases it asks for.
-    by_release: HashMap<String, Vec<usize>>,
+    /// How many chunks (marker documents left out).
+    chunks: usize,
+    parts: Mutex<lru::LruCache<String, Arc<Part>>>,
 }
 
 /// A search: the query, the releases to search (empty: all), optional filters and how many hits.
@@ -163,6 +187,15 @@ pub struct SearchHit {
     /// The fused score (weighted reciprocal rank).
     pub score: f32,
     /// Ranks in the individual rankings (1-based), for explaining and for the benchmark.
+    pub bm25_rank: Option<usize>,
+    pub vector_rank: Option<usize>,
+    pub name_rank: Option<usize>,
+    pub cosine: Option<f32>,
+}
+
+/// A candidate's places in the individual rankings, before its chunk is read.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct HitRanks {
     pub bm25_rank: Option<usize>,
     pub vector_rank: Option<usize>,
     pub name_rank: Option<usize>,
@@ -193,6 +226,8 @@ pub struct TextIndex {
     dir: Option<PathBuf>,
     writer: Mutex<Option<IndexWriter>>,
     snapshot: RwLock<Option<Arc<Snapshot>>>,
+    /// How many releases' ranking data a snapshot keeps loaded.
+    loaded_releases: usize,
     model_dir: Option<PathBuf>,
     embedder: OnceLock<Option<Arc<Embedder>>>,
     pub fusion: FusionConfig,
@@ -214,8 +249,13 @@ impl TextIndex {
         std::fs::create_dir_all(dir).map_err(|e| IndexError::Dir(dir.to_path_buf(), e))?;
         std::fs::write(&layout_file, LAYOUT).map_err(|e| IndexError::Dir(dir.to_path_buf(), e))?;
         let (schema, fields) = schema();
-        let directory = tantivy::directory::MmapDirectory::open(dir)
-            .map_err(|e| err(tantivy::TantivyError::from(e)))?;
+        // Random access: the kernel reads no pages ahead of the ones a search touches, so the
+        // mapped index adds to the server's RSS only what searches read.
+        let directory = tantivy::directory::MmapDirectory::open_with_madvice(
+            dir,
+            tantivy::directory::Advice::Random,
+        )
+        .map_err(|e| err(tantivy::TantivyError::from(e)))?;
         let index = Index::open_or_create(directory, schema).map_err(err)?;
         Self::with_index(index, fields, Some(dir.to_path_buf()), model_dir)
     }
@@ -245,6 +285,11 @@ impl TextIndex {
             dir,
             writer: Mutex::new(None),
             snapshot: RwLock::new(None),
+            loaded_releases: std::env::var("REFGRAPH_INDEX_RELEASES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|n| *n > 0)
+                .unwrap_or(DEFAULT_LOADED_RELEASES),
             model_dir,
             embedder: OnceLock::new(),
             fusion: FusionConfig::default(),
@@ -317,6 +362,8 @@ impl TextIndex {
             d.add_text(f.release, release);
             d.add_text(f.stamp, stamp);
             d.add_text(f.content_type, MARKER);
+            let missing = vectors.iter().filter(|(_, v)| v.is_none()).count();
+            d.add_u64(f.missing_vectors, missing as u64);
             writer.add_document(d).map_err(|e| self.err(e))?;
         }
         for (c, (hash, v)) in chunks.iter().zip(vectors) {
@@ -329,13 +376,23 @@ impl TextIndex {
             d.add_text(f.language, &c.language);
             d.add_text(f.content_type, c.content_type.as_str());
             d.add_text(f.title, &c.title);
+            d.add_u64(f.title_len, c.title.len() as u64);
+            d.add_u64(f.entity_count, c.entities.len() as u64);
+            let mut keys = HashSet::new();
             for e in &c.entities {
                 d.add_text(f.names, &e.qualified_name);
+                keys.extend(fusion::name_keys(&e.qualified_name));
+            }
+            for k in keys {
+                d.add_text(f.name_keys, k);
             }
             d.add_text(f.section_path, &c.section_path);
             d.add_text(f.body, &c.text);
             d.add_text(f.source_url, &c.source_url);
             d.add_text(f.page, &c.page);
+            if c.page != c.id {
+                d.add_text(f.doc_page, "yes");
+            }
             d.add_text(f.page_title, &c.page_title);
             d.add_u64(f.order, c.order as u64);
             d.add_text(
@@ -374,11 +431,30 @@ impl TextIndex {
         let Some(embedder) = self.embedder() else {
             return Ok(hashes.into_iter().map(|h| (h, None)).collect());
         };
-        let snapshot = self.snapshot()?;
-        let mut known: HashMap<&str, &Vec<f32>> = HashMap::new();
-        for l in &snapshot.chunks {
-            if let Some(v) = &l.vector {
-                known.insert(l.embed_hash.as_str(), v);
+        // Texts embedded before, in any release, found by their hash.
+        let searcher = self.reader.searcher();
+        let mut known: HashMap<&str, Vec<f32>> = HashMap::new();
+        for h in &hashes {
+            if known.contains_key(h.as_str()) {
+                continue;
+            }
+            let q = TermQuery::new(
+                Term::from_field_text(self.fields.embed_hash, h),
+                IndexRecordOption::Basic,
+            );
+            let top = searcher
+                .search(&q, &TopDocs::with_limit(4).order_by_score())
+                .map_err(|e| self.err(e))?;
+            for (_, addr) in top {
+                let doc: TantivyDocument = searcher.doc(addr).map_err(|e| self.err(e))?;
+                if let Some(v) = doc
+                    .get_first(self.fields.vector)
+                    .and_then(|v| v.as_bytes())
+                    .and_then(embed::from_bytes)
+                {
+                    known.insert(h.as_str(), v);
+                    break;
+                }
             }
         }
         let mut todo: Vec<usize> = Vec::new();
@@ -409,13 +485,14 @@ impl TextIndex {
                 let v = fresh
                     .get(h.as_str())
                     .cloned()
-                    .or_else(|| known.get(h.as_str()).map(|v| (*v).clone()));
+                    .or_else(|| known.get(h.as_str()).cloned());
                 (h.clone(), v)
             })
             .collect())
     }
 
-    /// The live chunks, reloaded after each commit.
+    /// The index as of the last commit: the releases its markers record. Cheap: the chunks
+    /// themselves are read per release, at its first search ([`TextIndex::part`]).
     fn snapshot(&self) -> Result<Arc<Snapshot>, IndexError> {
         let searcher = self.reader.searcher();
         let generation = searcher.generation().generation_id();
@@ -429,88 +506,163 @@ impl TextIndex {
             return Ok(s.clone());
         }
         let f = &self.fields;
-        let mut chunks = Vec::new();
-        let mut by_address = HashMap::new();
-        let mut markers = Vec::new();
-        for (ord, segment) in searcher.segment_readers().iter().enumerate() {
-            let store = segment
-                .get_store_reader(64)
-                .map_err(|e| self.err(e.into()))?;
-            let ids = segment.doc_ids_alive();
-            for (doc_id, doc) in ids.zip(store.iter::<TantivyDocument>(segment.alive_bitset())) {
-                let doc = doc.map_err(|e| self.err(e))?;
-                let s = |field: Field| {
-                    doc.get_first(field)
-                        .and_then(|v| v.as_str())
-                        .unwrap_or_default()
-                        .to_string()
-                };
-                if s(f.content_type) == MARKER {
-                    markers.push((s(f.release), s(f.stamp)));
-                    continue;
-                }
-                let chunk = Chunk {
-                    id: s(f.id),
-                    release: s(f.release),
-                    package: s(f.package),
-                    version: s(f.version),
-                    language: s(f.language),
-                    content_type: ContentType::parse(&s(f.content_type))
-                        .unwrap_or(ContentType::Concept),
-                    title: s(f.title),
-                    section_path: s(f.section_path),
-                    text: s(f.body),
-                    source_url: s(f.source_url),
-                    page: s(f.page),
-                    page_title: s(f.page_title),
-                    order: doc.get_first(f.order).and_then(|v| v.as_u64()).unwrap_or(0) as usize,
-                    entities: serde_json::from_str(&s(f.entities)).unwrap_or_default(),
-                    last_updated: s(f.last_updated),
-                    embed_text: String::new(),
-                };
-                let vector = doc
-                    .get_first(f.vector)
-                    .and_then(|v| v.as_bytes())
-                    .and_then(embed::from_bytes);
-                by_address.insert(DocAddress::new(ord as u32, doc_id), chunks.len());
-                chunks.push(Loaded {
-                    names: chunk
-                        .entities
-                        .iter()
-                        .map(|e| e.qualified_name.to_lowercase())
-                        .collect(),
-                    chunk,
-                    stamp: s(f.stamp),
-                    embed_hash: s(f.embed_hash),
-                    vector,
-                });
-            }
-        }
-        let mut releases: HashMap<String, (String, bool)> = markers
-            .into_iter()
-            .map(|(release, stamp)| (release, (stamp, true)))
-            .collect();
-        let mut by_release: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, l) in chunks.iter().enumerate() {
-            let e = releases
-                .entry(l.chunk.release.clone())
-                .or_insert_with(|| (l.stamp.clone(), true));
-            e.1 &= l.vector.is_some();
-            by_release
-                .entry(l.chunk.release.clone())
-                .or_default()
-                .push(i);
+        let markers = searcher
+            .search(
+                &TermQuery::new(
+                    Term::from_field_text(f.content_type, MARKER),
+                    IndexRecordOption::Basic,
+                ),
+                &DocSetCollector,
+            )
+            .map_err(|e| self.err(e))?;
+        let mut releases = HashMap::new();
+        for addr in &markers {
+            let doc: TantivyDocument = searcher.doc(*addr).map_err(|e| self.err(e))?;
+            let s = |field: Field| {
+                doc.get_first(field)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            let missing = doc
+                .get_first(f.missing_vectors)
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0);
+            releases.insert(s(f.release), (s(f.stamp), missing == 0));
         }
         let snap = Arc::new(Snapshot {
             generation,
+            chunks: (searcher.num_docs() as usize).saturating_sub(markers.len()),
             searcher: searcher.clone(),
-            chunks,
-            by_address,
             releases,
-            by_release,
+            parts: Mutex::new(lru::LruCache::new(
+                std::num::NonZeroUsize::new(self.loaded_releases).expect("nonzero"),
+            )),
         });
         *self.snapshot.write().unwrap_or_else(|p| p.into_inner()) = Some(snap.clone());
         Ok(snap)
+    }
+
+    /// The vectors of one release's chunks in `snap`, loaded at first use and kept for the
+    /// most recently searched releases.
+    fn part(&self, snap: &Snapshot, release: &str) -> Result<Arc<Part>, IndexError> {
+        if let Some(p) = snap
+            .parts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(release)
+        {
+            return Ok(p.clone());
+        }
+        let f = &self.fields;
+        let mut addresses: Vec<DocAddress> = snap
+            .searcher
+            .search(
+                &TermQuery::new(
+                    Term::from_field_text(f.release, release),
+                    IndexRecordOption::Basic,
+                ),
+                &DocSetCollector,
+            )
+            .map_err(|e| self.err(e))?
+            .into_iter()
+            .collect();
+        addresses.sort();
+        let mut chunks = Vec::with_capacity(addresses.len());
+        for address in addresses {
+            let doc: TantivyDocument = snap.searcher.doc(address).map_err(|e| self.err(e))?;
+            let s = |field: Field| {
+                doc.get_first(field)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+            };
+            if s(f.content_type) == MARKER {
+                continue;
+            }
+            let Some(vector) = doc
+                .get_first(f.vector)
+                .and_then(|v| v.as_bytes())
+                .and_then(embed::from_bytes)
+            else {
+                continue;
+            };
+            chunks.push(Ranked {
+                address,
+                language: s(f.language).into(),
+                content_type: ContentType::parse(s(f.content_type)).unwrap_or(ContentType::Concept),
+                vector: vector.into_boxed_slice(),
+            });
+        }
+        let part = Arc::new(Part { chunks });
+        snap.parts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .put(release.to_string(), part.clone());
+        Ok(part)
+    }
+
+    /// The chunk stored at `address`, as a hit shows it.
+    fn chunk_at(
+        &self,
+        searcher: &tantivy::Searcher,
+        address: DocAddress,
+    ) -> Result<Chunk, IndexError> {
+        let doc: TantivyDocument = searcher.doc(address).map_err(|e| self.err(e))?;
+        Ok(self.chunk_of(&doc))
+    }
+
+    fn chunk_of(&self, doc: &TantivyDocument) -> Chunk {
+        let f = &self.fields;
+        let s = |field: Field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        Chunk {
+            id: s(f.id),
+            release: s(f.release),
+            package: s(f.package),
+            version: s(f.version),
+            language: s(f.language),
+            content_type: ContentType::parse(&s(f.content_type)).unwrap_or(ContentType::Concept),
+            title: s(f.title),
+            section_path: s(f.section_path),
+            text: s(f.body),
+            source_url: s(f.source_url),
+            page: s(f.page),
+            page_title: s(f.page_title),
+            order: doc.get_first(f.order).and_then(|v| v.as_u64()).unwrap_or(0) as usize,
+            entities: serde_json::from_str(&s(f.entities)).unwrap_or_default(),
+            last_updated: s(f.last_updated),
+            embed_text: String::new(),
+        }
+    }
+
+    /// The chunks whose `field` is `value`, read from the store.
+    fn chunks_where(&self, field: Field, value: &str) -> Result<Vec<Chunk>, IndexError> {
+        let searcher = self.reader.searcher();
+        let found = searcher
+            .search(
+                &TermQuery::new(
+                    Term::from_field_text(field, value),
+                    IndexRecordOption::Basic,
+                ),
+                &DocSetCollector,
+            )
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for address in found {
+            let doc: TantivyDocument = searcher.doc(address).map_err(|e| self.err(e))?;
+            let marker = doc
+                .get_first(self.fields.content_type)
+                .and_then(|v| v.as_str())
+                == Some(MARKER);
+            if !marker {
+                out.push(self.chunk_of(&doc));
+            }
+        }
+        Ok(out)
     }
 
     /// Each indexed release with the stamp it was indexed at and whether all its chunks have
@@ -530,41 +682,34 @@ impl TextIndex {
 
     /// The chunks of one page, in page order: `id` is a page id or the id of any chunk of it.
     pub fn page(&self, id: &str) -> Result<Vec<Chunk>, IndexError> {
-        let snap = self.snapshot()?;
-        let page = snap
-            .chunks
-            .iter()
-            .find(|l| l.chunk.page == id || l.chunk.id == id)
-            .map(|l| l.chunk.page.clone());
-        let mut chunks: Vec<Chunk> = snap
-            .chunks
-            .iter()
-            .filter(|l| Some(&l.chunk.page) == page.as_ref())
-            .map(|l| l.chunk.clone())
-            .collect();
+        let f = &self.fields;
+        let mut chunks = self.chunks_where(f.page, id)?;
+        if chunks.is_empty()
+            && let Some(c) = self.chunks_where(f.id, id)?.into_iter().next()
+        {
+            chunks = self.chunks_where(f.page, &c.page)?;
+        }
         chunks.sort_by_key(|c| c.order);
         Ok(chunks)
     }
 
     /// Every doc page (not the per-symbol pages): its first chunk, in page id order.
     pub fn doc_pages(&self) -> Result<Vec<Chunk>, IndexError> {
-        let snap = self.snapshot()?;
-        let mut firsts: std::collections::BTreeMap<&str, &Chunk> = Default::default();
-        for l in &snap.chunks {
-            let c = &l.chunk;
-            if c.page != c.id {
-                let e = firsts.entry(c.page.as_str()).or_insert(c);
-                if c.order < e.order {
-                    *e = c;
+        let mut firsts: std::collections::BTreeMap<String, Chunk> = Default::default();
+        for c in self.chunks_where(self.fields.doc_page, "yes")? {
+            match firsts.get(&c.page) {
+                Some(e) if e.order <= c.order => {}
+                _ => {
+                    firsts.insert(c.page.clone(), c);
                 }
             }
         }
-        Ok(firsts.into_values().cloned().collect())
+        Ok(firsts.into_values().collect())
     }
 
     /// Number of live chunks.
     pub fn len(&self) -> Result<usize, IndexError> {
-        Ok(self.snapshot()?.chunks.len())
+        Ok(self.snapshot()?.chunks)
     }
 
     pub fn is_empty(&self) -> Result<bool, IndexError> {
@@ -619,62 +764,72 @@ impl TextIndex {
         mode: Mode,
     ) -> Result<SearchOutcome, IndexError> {
         let snap = self.snapshot()?;
-        // The chunks this search may return: those of the releases asked for, then filtered.
-        let scope: Vec<usize> = if req.releases.is_empty() {
-            (0..snap.chunks.len()).collect()
-        } else {
-            let mut v: Vec<usize> = req
-                .releases
-                .iter()
-                .collect::<HashSet<_>>()
-                .into_iter()
-                .filter_map(|r| snap.by_release.get(r))
-                .flatten()
-                .copied()
-                .collect();
-            v.sort_unstable();
-            v
-        };
-        let admitted: Vec<usize> = scope
-            .into_iter()
-            .filter(|&i| {
-                let c = &snap.chunks[i].chunk;
-                req.language.as_deref().is_none_or(|x| c.language == x)
-                    && req.content_type.is_none_or(|x| c.content_type == x)
-            })
-            .collect();
         let depth = self.fusion.candidates;
         let terms = fusion::query_terms(&req.query, &req.expansions);
+        // One numbering for the chunks any ranking returns.
+        let mut ids: Vec<DocAddress> = Vec::new();
+        let mut numbers: HashMap<DocAddress, usize> = HashMap::new();
+        let mut number = |a: DocAddress| {
+            *numbers.entry(a).or_insert_with(|| {
+                ids.push(a);
+                ids.len() - 1
+            })
+        };
 
-        let (bm25, bm25_addresses) = if mode == Mode::VectorOnly {
-            (Vec::new(), Vec::new())
+        let bm25_addresses: Vec<DocAddress> = if mode == Mode::VectorOnly {
+            Vec::new()
         } else {
             self.bm25(&snap, &terms.stemmed, req, depth)?
-                .into_iter()
-                .unzip()
         };
+        let bm25: Vec<usize> = bm25_addresses.iter().map(|a| number(*a)).collect();
         let mut cosines: HashMap<usize, f32> = HashMap::new();
         let mut used_vectors = false;
-        let vector = match (mode, self.embedder()) {
+        let vector: Vec<usize> = match (mode, self.embedder()) {
             (Mode::Bm25Only, _) | (_, None) => Vec::new(),
             (_, Some(embedder)) => {
                 let q = self.query_vector(&embedder, &req.query)?;
-                let mut scored: Vec<(usize, f32)> = admitted
+                // The releases asked for (all when none), their vectors loaded on demand.
+                let mut releases: Vec<&String> = if req.releases.is_empty() {
+                    snap.releases.keys().collect()
+                } else {
+                    req.releases
+                        .iter()
+                        .filter(|r| snap.releases.contains_key(*r))
+                        .collect()
+                };
+                releases.sort();
+                releases.dedup();
+                let parts: Vec<Arc<Part>> = releases
                     .iter()
-                    .filter_map(|&i| {
-                        let v = snap.chunks[i].vector.as_ref()?;
-                        Some((i, embed::dot(&q, v)))
+                    .map(|r| self.part(&snap, r))
+                    .collect::<Result<_, _>>()?;
+                let mut scored: Vec<(DocAddress, f32)> = parts
+                    .iter()
+                    .flat_map(|p| &p.chunks)
+                    .filter(|c| {
+                        req.language.as_deref().is_none_or(|x| &*c.language == x)
+                            && req.content_type.is_none_or(|x| c.content_type == x)
                     })
+                    .map(|c| (c.address, embed::dot(&q, &c.vector)))
                     .collect();
                 used_vectors = !scored.is_empty();
-                scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+                scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
                 scored.truncate(depth);
-                cosines.extend(scored.iter().copied());
-                scored.into_iter().map(|(i, _)| i).collect()
+                scored
+                    .into_iter()
+                    .map(|(a, c)| {
+                        let i = number(a);
+                        cosines.insert(i, c);
+                        i
+                    })
+                    .collect()
             }
         };
-        let names = if mode == Mode::Fused {
-            fusion::name_ranking(&snap.chunks, &admitted, &terms, depth)
+        let names: Vec<usize> = if mode == Mode::Fused {
+            self.name_ranking(&snap, &terms, req, depth)?
+                .into_iter()
+                .map(&mut number)
+                .collect()
         } else {
             Vec::new()
         };
@@ -688,22 +843,26 @@ impl TextIndex {
         let mut hits = Vec::new();
         let mut rejected = 0;
         for (i, score) in fused {
-            let l = &snap.chunks[i];
             let rank = |list: &[usize]| list.iter().position(|&x| x == i).map(|p| p + 1);
-            let hit = SearchHit {
-                chunk: l.chunk.clone(),
-                score,
+            let ranks = HitRanks {
                 bm25_rank: rank(&bm25),
                 vector_rank: rank(&vector),
                 name_rank: rank(&names),
                 cosine: cosines.get(&i).copied(),
             };
-            let coverage = hit.bm25_rank.map(|r| covered[r - 1]);
-            if !self.fusion.relevant(&hit, coverage, used_vectors) {
+            let coverage = ranks.bm25_rank.map(|r| covered[r - 1]);
+            if !self.fusion.relevant(&ranks, coverage, used_vectors) {
                 rejected += 1;
                 continue;
             }
-            hits.push(hit);
+            hits.push(SearchHit {
+                chunk: self.chunk_at(&snap.searcher, ids[i])?,
+                score,
+                bm25_rank: ranks.bm25_rank,
+                vector_rank: ranks.vector_rank,
+                name_rank: ranks.name_rank,
+                cosine: ranks.cosine,
+            });
             if hits.len() >= req.limit.max(1) {
                 break;
             }
@@ -778,13 +937,124 @@ impl TextIndex {
             .collect())
     }
 
+    /// The request's filters (releases, language, content type) as clauses that score nothing.
+    fn filters(&self, req: &SearchRequest) -> Vec<(Occur, Box<dyn Query>)> {
+        let f = &self.fields;
+        let any_of = |field: Field, values: &mut dyn Iterator<Item = &str>| -> Box<dyn Query> {
+            let any = BooleanQuery::new(
+                values
+                    .map(|v| {
+                        (
+                            Occur::Should,
+                            Box::new(TermQuery::new(
+                                Term::from_field_text(field, v),
+                                IndexRecordOption::Basic,
+                            )) as Box<dyn Query>,
+                        )
+                    })
+                    .collect(),
+            );
+            Box::new(ConstScoreQuery::new(Box::new(any), 0.0))
+        };
+        let mut must: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        if !req.releases.is_empty() {
+            must.push((
+                Occur::Must,
+                any_of(f.release, &mut req.releases.iter().map(String::as_str)),
+            ));
+        }
+        if let Some(l) = &req.language {
+            must.push((
+                Occur::Must,
+                any_of(f.language, &mut std::iter::once(l.as_str())),
+            ));
+        }
+        if let Some(c) = req.content_type {
+            must.push((
+                Occur::Must,
+                any_of(f.content_type, &mut std::iter::once(c.as_str())),
+            ));
+        }
+        must
+    }
+
+    /// Chunks whose entity is named in the query, looked up in the `name_keys` terms: a whole
+    /// qualified name scores 3, its export path or `Class.member` 2, a short name of three
+    /// characters or more 1; ties go to the chunk with fewer entities (the entity's own chunk
+    /// before doc sections that mention it among others), then to the shorter title.
+    fn name_ranking(
+        &self,
+        snap: &Snapshot,
+        terms: &fusion::QueryTerms,
+        req: &SearchRequest,
+        depth: usize,
+    ) -> Result<Vec<DocAddress>, IndexError> {
+        let names = fusion::ranked_names(terms);
+        if names.is_empty() {
+            return Ok(Vec::new());
+        }
+        let f = &self.fields;
+        let mut best: HashMap<DocAddress, u8> = HashMap::new();
+        for level in [3u8, 2, 1] {
+            let should: Vec<(Occur, Box<dyn Query>)> = names
+                .iter()
+                .map(|n| {
+                    let q = TermQuery::new(
+                        Term::from_field_text(f.name_keys, &fusion::name_key(level, n)),
+                        IndexRecordOption::Basic,
+                    );
+                    (Occur::Should, Box::new(q) as Box<dyn Query>)
+                })
+                .collect();
+            let mut must: Vec<(Occur, Box<dyn Query>)> =
+                vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+            must.extend(self.filters(req));
+            let found = snap
+                .searcher
+                .search(&BooleanQuery::new(must), &DocSetCollector)
+                .map_err(|e| self.err(e))?;
+            for a in found {
+                let e = best.entry(a).or_insert(level);
+                *e = (*e).max(level);
+            }
+        }
+        let segments = snap.searcher.segment_readers();
+        let mut columns = HashMap::new();
+        let mut scored: Vec<(u8, u64, u64, DocAddress)> = Vec::with_capacity(best.len());
+        for (a, level) in best {
+            let (count, title) = match columns.entry(a.segment_ord) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let ff = segments[a.segment_ord as usize].fast_fields();
+                    let count = ff.u64("entity_count").map_err(|e| self.err(e))?;
+                    let title = ff.u64("title_len").map_err(|e| self.err(e))?;
+                    e.insert((count, title))
+                }
+            };
+            scored.push((
+                level,
+                count.first(a.doc_id).unwrap_or(0),
+                title.first(a.doc_id).unwrap_or(0),
+                a,
+            ));
+        }
+        scored.sort_by(|x, y| {
+            y.0.cmp(&x.0)
+                .then(x.1.cmp(&y.1))
+                .then(x.2.cmp(&y.2))
+                .then(x.3.cmp(&y.3))
+        });
+        scored.truncate(depth);
+        Ok(scored.into_iter().map(|(_, _, _, a)| a).collect())
+    }
+
     fn bm25(
         &self,
         snap: &Snapshot,
         stemmed: &[String],
         req: &SearchRequest,
         depth: usize,
-    ) -> Result<Vec<(usize, DocAddress)>, IndexError> {
+    ) -> Result<Vec<DocAddress>, IndexError> {
         if stemmed.is_empty() {
             return Ok(Vec::new());
         }
@@ -806,41 +1076,7 @@ impl TextIndex {
         }
         let mut must: Vec<(Occur, Box<dyn Query>)> =
             vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
-        // Filters score nothing: wrapped in a constant-score query of 0.
-        let any_of = |field: Field, values: &mut dyn Iterator<Item = &str>| -> Box<dyn Query> {
-            let any = BooleanQuery::new(
-                values
-                    .map(|v| {
-                        (
-                            Occur::Should,
-                            Box::new(TermQuery::new(
-                                Term::from_field_text(field, v),
-                                IndexRecordOption::Basic,
-                            )) as Box<dyn Query>,
-                        )
-                    })
-                    .collect(),
-            );
-            Box::new(ConstScoreQuery::new(Box::new(any), 0.0))
-        };
-        if !req.releases.is_empty() {
-            must.push((
-                Occur::Must,
-                any_of(f.release, &mut req.releases.iter().map(String::as_str)),
-            ));
-        }
-        if let Some(l) = &req.language {
-            must.push((
-                Occur::Must,
-                any_of(f.language, &mut std::iter::once(l.as_str())),
-            ));
-        }
-        if let Some(c) = req.content_type {
-            must.push((
-                Occur::Must,
-                any_of(f.content_type, &mut std::iter::once(c.as_str())),
-            ));
-        }
+        must.extend(self.filters(req));
         let top = snap
             .searcher
             .search(
@@ -848,10 +1084,7 @@ impl TextIndex {
                 &TopDocs::with_limit(depth).order_by_score(),
             )
             .map_err(|e| self.err(e))?;
-        Ok(top
-            .into_iter()
-            .filter_map(|(_, addr)| snap.by_address.get(&addr).map(|&i| (i, addr)))
-            .collect())
+        Ok(top.into_iter().map(|(_, addr)| addr).collect())
     }
 }
 
@@ -975,13 +1208,21 @@ mod tests {
             limit: 10,
             ..Default::default()
         };
-        let hits = index.bm25(&snap, &terms.stemmed, &req, 10).unwrap();
-        let (ids, addresses): (Vec<usize>, Vec<DocAddress>) = hits.into_iter().rev().unzip();
+        let addresses: Vec<DocAddress> = index
+            .bm25(&snap, &terms.stemmed, &req, 10)
+            .unwrap()
+            .into_iter()
+            .rev()
+            .collect();
         let covered = index.coverage(&snap, &addresses, &terms.stemmed).unwrap();
+        let ids: Vec<String> = addresses
+            .iter()
+            .map(|a| index.chunk_at(&snap.searcher, *a).unwrap().id)
+            .collect();
         let by_id: HashMap<&str, f32> = ids
             .iter()
             .zip(&covered)
-            .map(|(&i, &c)| (snap.chunks[i].chunk.id.as_str(), c))
+            .map(|(i, &c)| (i.as_str(), c))
             .collect();
         assert_eq!(by_id.get("pkg:pypi/x@1#a"), Some(&1.0), "{by_id:?}");
         // Matched only through its symbol's name (x.retry), which coverage does not count.

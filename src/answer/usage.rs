@@ -639,7 +639,8 @@ impl Engine {
         {
             let mut cache = self.usage.lock().expect("cache lock");
             if cache.0 != generation {
-                *cache = (generation, HashMap::new());
+                cache.1.clear();
+                cache.0 = generation;
             }
             if let Some(g) = cache.1.get(release) {
                 return Ok(g.clone());
@@ -669,7 +670,7 @@ impl Engine {
         let graph = Arc::new(UsageGraph::build(&names, relations, &constructors));
         let mut cache = self.usage.lock().expect("cache lock");
         if cache.0 == generation {
-            cache.1.insert(release.to_string(), graph.clone());
+            cache.1.put(release.to_string(), graph.clone());
         }
         Ok(graph)
     }

@@ -761,16 +761,7 @@ fn string_template(node: Node, src: &[u8]) -> Option<String> {
 
 /// A statement as evidence: whitespace collapsed, at most 160 characters.
 fn evidence_of(stmt: Node, src: &[u8]) -> String {
-    let mut evidence = collapse_ws(text(stmt, src));
-    if evidence.len() > 160 {
-        let cut = (0..=157)
-            .rev()
-            .find(|i| evidence.is_char_boundary(*i))
-            .unwrap_or(0);
-        evidence.truncate(cut);
-        evidence.push_str("...");
-    }
-    evidence
+    crate::extract::clip_evidence(collapse_ws(text(stmt, src)))
 }
 
 /// The nearest enclosing function or lambda of `node`: the scope its names belong to.

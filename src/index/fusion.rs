@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use tantivy::tokenizer::{Language, StopWordFilter, TextAnalyzer, TokenStream};
 
-use super::{Loaded, SearchHit, tokenizer};
+use super::{HitRanks, tokenizer};
 
 /// Weights and limits of the fusion; the defaults are the ones the labelled query set was
 /// tuned with (see `tests/it/search.rs`).
@@ -153,54 +153,40 @@ pub(crate) fn query_terms(query: &str, expansions: &[String]) -> QueryTerms {
     QueryTerms { stemmed, names }
 }
 
-/// Chunks whose entity is named in the query: a whole qualified name scores 3, its export path
-/// or `Class.member` 2, a short name of three characters or more 1; ties go to the chunk with
-/// fewer entities (the entity's own chunk before doc sections that mention it among others),
-/// then to the shorter title.
-pub(crate) fn name_ranking(
-    chunks: &[Loaded],
-    admitted: &[usize],
-    terms: &QueryTerms,
-    depth: usize,
-) -> Vec<usize> {
+/// The name-ranking keys of an entity, as indexed in the `name_keys` field: its whole
+/// qualified name scores 3, its export path or `Class.member` 2, its short name 1. A query
+/// name matches a key exactly (lower-cased); the best level a chunk's entities reach is its
+/// score.
+pub(crate) fn name_keys(qualified_name: &str) -> Vec<String> {
+    let q = qualified_name.to_lowercase();
+    let path = q.rsplit(':').next().unwrap_or(&q);
+    // `Class.member`: the last two dotted segments of the path.
+    let member = path
+        .rmatch_indices('.')
+        .nth(1)
+        .map_or(path, |(i, _)| &path[i + 1..]);
+    let short = super::chunks::short_name(&q);
+    vec![
+        name_key(3, &q),
+        name_key(2, path),
+        name_key(2, member),
+        name_key(1, short),
+    ]
+}
+
+/// `3\u{1}click.core.command`: one indexed term per level and name.
+pub(crate) fn name_key(level: u8, name: &str) -> String {
+    format!("{level}\u{1}{name}")
+}
+
+/// The query names the name ranking looks up: three characters or more, not only stop words.
+pub(crate) fn ranked_names(terms: &QueryTerms) -> Vec<&String> {
     let mut analyzer = query_analyzer();
-    let content: Vec<&String> = terms
+    terms
         .names
         .iter()
         .filter(|n| n.len() >= 3 && !analyze(n, &mut analyzer).is_empty())
-        .collect();
-    if content.is_empty() {
-        return Vec::new();
-    }
-    let mut scored: Vec<(usize, u8, (usize, usize))> = Vec::new();
-    for &i in admitted {
-        let l = &chunks[i];
-        let mut best = 0;
-        for q in &l.names {
-            let path = q.rsplit(':').next().unwrap_or(q);
-            // `Class.member`: the last two dotted segments of the path.
-            let member = path
-                .rmatch_indices('.')
-                .nth(1)
-                .map_or(path, |(i, _)| &path[i + 1..]);
-            let short = super::chunks::short_name(q);
-            for n in &content {
-                if *n == q {
-                    best = best.max(3);
-                } else if **n == path || **n == member {
-                    best = best.max(2);
-                } else if **n == short {
-                    best = best.max(1);
-                }
-            }
-        }
-        if best > 0 {
-            scored.push((i, best, (l.chunk.entities.len(), l.chunk.title.len())));
-        }
-    }
-    scored.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)).then(a.0.cmp(&b.0)));
-    scored.truncate(depth);
-    scored.into_iter().map(|(i, _, _)| i).collect()
+        .collect()
 }
 
 impl FusionConfig {
@@ -241,17 +227,17 @@ impl FusionConfig {
     /// `coverage` is the hit's share of the query's words, known for BM25 hits.
     pub(crate) fn relevant(
         &self,
-        hit: &SearchHit,
+        ranks: &HitRanks,
         coverage: Option<f32>,
         used_vectors: bool,
     ) -> bool {
-        if hit.name_rank.is_some() {
+        if ranks.name_rank.is_some() {
             return true;
         }
-        if used_vectors && hit.cosine.is_some_and(|c| c >= self.min_cosine) {
+        if used_vectors && ranks.cosine.is_some_and(|c| c >= self.min_cosine) {
             return true;
         }
-        hit.bm25_rank.is_some() && coverage.is_some_and(|c| c >= self.min_coverage)
+        ranks.bm25_rank.is_some() && coverage.is_some_and(|c| c >= self.min_coverage)
     }
 }
 

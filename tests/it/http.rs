@@ -549,8 +549,10 @@ fn a_runaway_query_is_cut_while_others_keep_answering() {
     let (status, body, took) = slow.join().unwrap();
     assert_eq!(status, 503, "{body}");
     assert!(body.contains("time limit"), "{body}");
+    // Uncut, the product runs for minutes; the margin is for the other tests sharing the two
+    // cores (the oracle tests run node and Python meanwhile): 4.65 s was seen under that load.
     assert!(
-        took < Duration::from_millis(4500),
+        took < Duration::from_millis(5500),
         "cut at the 3 s timeout, took {took:?}"
     );
     // Every answer within 100 ms; the test suite runs other tests on the same two cores

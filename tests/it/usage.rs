@@ -128,24 +128,41 @@ fn unknown_names_and_versions_are_refused_with_what_exists() {
     assert!(err.contains("unknown relation 'cousin'"), "{err}");
 }
 
+/// One snapshot of `related` per name, named `PREFIX_NAME` (dots, spaces and slashes as `_`).
+fn snapshot_related(
+    e: &Engine,
+    chosen: &refgraph::answer::Chosen,
+    prefix: &str,
+    names: &[&str],
+    relation: Option<&str>,
+) {
+    for name in names {
+        let r = e.related(chosen, name, relation).unwrap();
+        insta::assert_snapshot!(
+            format!("{prefix}_{}", name.replace(['.', ' ', '/'], "_")),
+            r.text(&chosen.release.release)
+        );
+    }
+}
+
 #[test]
 fn related_snapshots() {
     let e = payments();
     let chosen = e
         .choose(Some("acme-payments"), Some("1.0.0"), None)
         .unwrap();
-    for name in [
-        "acme_payments.AcmeClient",
-        "acme_payments.CustomerService",
-        "acme_payments.InvoiceService.pay",
-        "acme_payments.Customer",
-    ] {
-        let r = e.related(&chosen, name, None).unwrap();
-        insta::assert_snapshot!(
-            format!("related_{}", name.replace('.', "_")),
-            r.text(&chosen.release.release)
-        );
-    }
+    snapshot_related(
+        &e,
+        &chosen,
+        "related",
+        &[
+            "acme_payments.AcmeClient",
+            "acme_payments.CustomerService",
+            "acme_payments.InvoiceService.pay",
+            "acme_payments.Customer",
+        ],
+        None,
+    );
 }
 
 #[test]
@@ -194,24 +211,24 @@ fn sdk_methods_and_the_operations_they_wrap_link_both_ways() {
     let api = e
         .choose(Some("pkg:generic/acme-payments-api"), Some("1.0.0"), None)
         .unwrap();
-    for name in [
-        "acme_payments.CustomerService.create",
-        "acme_payments.CustomerService.retrieve",
-        "acme_payments.InvoiceService.pay",
-    ] {
-        let r = e.related(&sdk, name, None).unwrap();
-        insta::assert_snapshot!(
-            format!("wraps_{}", name.replace('.', "_")),
-            r.text(&sdk.release.release)
-        );
-    }
-    for name in ["createCustomer", "payInvoice", "POST /customers"] {
-        let r = e.related(&api, name, Some("wrapped_by")).unwrap();
-        insta::assert_snapshot!(
-            format!("wrapped_by_{}", name.replace([' ', '/'], "_")),
-            r.text(&api.release.release)
-        );
-    }
+    snapshot_related(
+        &e,
+        &sdk,
+        "wraps",
+        &[
+            "acme_payments.CustomerService.create",
+            "acme_payments.CustomerService.retrieve",
+            "acme_payments.InvoiceService.pay",
+        ],
+        None,
+    );
+    snapshot_related(
+        &e,
+        &api,
+        "wrapped_by",
+        &["createCustomer", "payInvoice", "POST /customers"],
+        Some("wrapped_by"),
+    );
     // A method that sends nothing wraps nothing; an operation no SDK requests is wrapped by
     // nothing: no link is guessed from names.
     let r = e

@@ -812,20 +812,11 @@ impl Walker<'_, '_> {
                 }
             }
             if let Some((method, path)) = requests::request_of(callee, &args) {
-                let mut evidence = collapse_ws(self.t(call));
-                if evidence.len() > 160 {
-                    let cut = (0..=157)
-                        .rev()
-                        .find(|i| evidence.is_char_boundary(*i))
-                        .unwrap_or(0);
-                    evidence.truncate(cut);
-                    evidence.push_str("...");
-                }
                 out.push(RequestFact {
                     method,
                     path,
                     line: line_of(call),
-                    evidence,
+                    evidence: crate::extract::clip_evidence(collapse_ws(self.t(call))),
                 });
             }
         }
