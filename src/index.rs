@@ -149,8 +149,8 @@ struct Part {
     chunks: Vec<Ranked>,
 }
 
-/// How many releases' vectors stay loaded (`REFGRAPH_INDEX_RELEASES` overrides): about 12 MB
-/// per 8,000 chunks.
+/// How many releases' vectors stay loaded at least (`REFGRAPH_INDEX_RELEASES` overrides;
+/// raised to the widest search): about 12 MB per 8,000 chunks.
 const DEFAULT_LOADED_RELEASES: usize = 8;
 
 /// The index as of one commit: the releases it holds (from their markers) and, loaded on
@@ -226,8 +226,10 @@ pub struct TextIndex {
     dir: Option<PathBuf>,
     writer: Mutex<Option<IndexWriter>>,
     snapshot: RwLock<Option<Arc<Snapshot>>>,
-    /// How many releases' ranking data a snapshot keeps loaded.
-    loaded_releases: usize,
+    /// How many releases' vectors a snapshot keeps loaded: the configured number, raised to
+    /// the widest search seen (a search without a package spans the newest release of every
+    /// package, and must not evict what it is about to use).
+    loaded_releases: std::sync::atomic::AtomicUsize,
     model_dir: Option<PathBuf>,
     embedder: OnceLock<Option<Arc<Embedder>>>,
     pub fusion: FusionConfig,
@@ -285,11 +287,13 @@ impl TextIndex {
             dir,
             writer: Mutex::new(None),
             snapshot: RwLock::new(None),
-            loaded_releases: std::env::var("REFGRAPH_INDEX_RELEASES")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .filter(|n| *n > 0)
-                .unwrap_or(DEFAULT_LOADED_RELEASES),
+            loaded_releases: std::sync::atomic::AtomicUsize::new(
+                std::env::var("REFGRAPH_INDEX_RELEASES")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|n| *n > 0)
+                    .unwrap_or(DEFAULT_LOADED_RELEASES),
+            ),
             model_dir,
             embedder: OnceLock::new(),
             fusion: FusionConfig::default(),
@@ -536,7 +540,11 @@ impl TextIndex {
             searcher: searcher.clone(),
             releases,
             parts: Mutex::new(lru::LruCache::new(
-                std::num::NonZeroUsize::new(self.loaded_releases).expect("nonzero"),
+                std::num::NonZeroUsize::new(
+                    self.loaded_releases
+                        .load(std::sync::atomic::Ordering::Relaxed),
+                )
+                .expect("nonzero"),
             )),
         });
         *self.snapshot.write().unwrap_or_else(|p| p.into_inner()) = Some(snap.clone());
@@ -799,6 +807,16 @@ impl TextIndex {
                 };
                 releases.sort();
                 releases.dedup();
+                let wanted = self
+                    .loaded_releases
+                    .fetch_max(releases.len(), std::sync::atomic::Ordering::Relaxed)
+                    .max(releases.len());
+                {
+                    let mut parts = snap.parts.lock().unwrap_or_else(|p| p.into_inner());
+                    if parts.cap().get() < wanted {
+                        parts.resize(std::num::NonZeroUsize::new(wanted).expect("nonzero"));
+                    }
+                }
                 let parts: Vec<Arc<Part>> = releases
                     .iter()
                     .map(|r| self.part(&snap, r))
