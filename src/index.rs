@@ -522,12 +522,7 @@ impl TextIndex {
         let mut releases = HashMap::new();
         for addr in &markers {
             let doc: TantivyDocument = searcher.doc(*addr).map_err(|e| self.err(e))?;
-            let s = |field: Field| {
-                doc.get_first(field)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default()
-                    .to_string()
-            };
+            let s = |field: Field| text_of(&doc, field).to_string();
             let missing = doc
                 .get_first(f.missing_vectors)
                 .and_then(|v| v.as_u64())
@@ -579,11 +574,7 @@ impl TextIndex {
         let mut chunks = Vec::with_capacity(addresses.len());
         for address in addresses {
             let doc: TantivyDocument = snap.searcher.doc(address).map_err(|e| self.err(e))?;
-            let s = |field: Field| {
-                doc.get_first(field)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default()
-            };
+            let s = |field: Field| text_of(&doc, field);
             if s(f.content_type) == MARKER {
                 continue;
             }
@@ -621,12 +612,7 @@ impl TextIndex {
 
     fn chunk_of(&self, doc: &TantivyDocument) -> Chunk {
         let f = &self.fields;
-        let s = |field: Field| {
-            doc.get_first(field)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string()
-        };
+        let s = |field: Field| text_of(doc, field).to_string();
         Chunk {
             id: s(f.id),
             release: s(f.release),
@@ -662,11 +648,7 @@ impl TextIndex {
         let mut out = Vec::new();
         for address in found {
             let doc: TantivyDocument = searcher.doc(address).map_err(|e| self.err(e))?;
-            let marker = doc
-                .get_first(self.fields.content_type)
-                .and_then(|v| v.as_str())
-                == Some(MARKER);
-            if !marker {
+            if text_of(&doc, self.fields.content_type) != MARKER {
                 out.push(self.chunk_of(&doc));
             }
         }
@@ -1104,6 +1086,13 @@ impl TextIndex {
             .map_err(|e| self.err(e))?;
         Ok(top.into_iter().map(|(_, addr)| addr).collect())
     }
+}
+
+/// The first text value of `field` in a stored document ("" when it has none).
+fn text_of(doc: &TantivyDocument, field: Field) -> &str {
+    doc.get_first(field)
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
 }
 
 /// The model reads at most 256 tokens; cutting long texts first saves tokenizing them whole.

@@ -1068,7 +1068,7 @@ impl Engine {
         if relation.is_none_or(|r| r == "wrapped_by")
             && let Some(http) = &target.http
         {
-            out.extend(self.wrapping_methods(&rel.package, http)?);
+            out.extend(self.wrapping_methods(rel, http)?);
         }
         // The same symbol in the other indexed releases of the package.
         if relation.is_none_or(|r| r == "same_symbol") {
@@ -1157,6 +1157,22 @@ impl Engine {
             .collect())
     }
 
+    /// An operation's servers: its own (`own`, from `rg:server` on the operation), else the
+    /// service's, as its release states them.
+    fn operation_servers(
+        &self,
+        release: &str,
+        own: Vec<String>,
+    ) -> Result<Vec<String>, AnswerError> {
+        if !own.is_empty() {
+            return Ok(own);
+        }
+        Ok(self
+            .facts_of(release, release)?
+            .remove(crate::vocab::rg::SERVER.as_str())
+            .unwrap_or_default())
+    }
+
     /// The OpenAPI operations, in any indexed package but `own`, whose endpoint key is the
     /// key of one of `requests`, directly or after a server URL's base path
     /// (`/v1` + `POST /chat/completions`). One entry per package and operation, with every
@@ -1205,18 +1221,12 @@ impl Engine {
                     }
                     if let Some(base) = &base {
                         // Only when the operation's servers put that base path first.
-                        let facts = self.facts_of(&release, &symbol)?;
-                        let mut servers = facts
-                            .get(crate::vocab::rg::SERVER.as_str())
-                            .cloned()
+                        let own_servers = self
+                            .facts_of(&release, &symbol)?
+                            .remove(crate::vocab::rg::SERVER.as_str())
                             .unwrap_or_default();
-                        if servers.is_empty() {
-                            servers = self
-                                .facts_of(&release, &release)?
-                                .remove(crate::vocab::rg::SERVER.as_str())
-                                .unwrap_or_default();
-                        }
-                        if !servers
+                        if !self
+                            .operation_servers(&release, own_servers)?
                             .iter()
                             .any(|s| server_path(s).as_deref() == Some(base.as_str()))
                         {
@@ -1291,29 +1301,16 @@ impl Engine {
     /// endpoint, directly or with a base path of its servers in front.
     fn wrapping_methods(
         &self,
-        own: &str,
+        rel: &super::ReleaseInfo,
         http: &super::HttpOut,
     ) -> Result<Vec<RelatedEntity>, AnswerError> {
         let Some(key) = &http.endpoint_key else {
             return Ok(vec![]);
         };
+        let own = rel.package.as_str();
         let releases = self.releases_by_iri()?;
         let mut keys = vec![(None, key.clone())];
-        let mut servers = http.servers.clone();
-        if servers.is_empty()
-            && let Some(info) = releases.values().find(|r| r.package == own)
-        {
-            // Servers of the service, as the newest release of the package states them.
-            let newest = releases
-                .values()
-                .filter(|r| r.package == own)
-                .max_by_key(|r| super::version_key(&r.version))
-                .unwrap_or(info);
-            servers = self
-                .facts_of(&newest.release, &newest.release)?
-                .remove(crate::vocab::rg::SERVER.as_str())
-                .unwrap_or_default();
-        }
+        let servers = self.operation_servers(&rel.release, http.servers.clone())?;
         let mut bases: Vec<String> = servers.iter().filter_map(|s| server_path(s)).collect();
         bases.sort();
         bases.dedup();
