@@ -413,96 +413,66 @@ impl Default for QueryLimits {
     }
 }
 
-/// A byte range of [`NameTable::text`] or [`NameTable::lower`].
+/// A byte range of [`NameTable::text`] or [`NameTable::keys`].
 type Span = (u32, u32);
 
-/// One public name: byte ranges of its name, canonical name and kind in the table's text,
-/// and of the lower-cased name in its lower-cased copy.
+/// One public name: byte ranges of its name, canonical name and kind in the table's text.
 struct NameEntry {
     name: Span,
     qname: Span,
     kind: Span,
-    lower: Span,
 }
 
-/// A release's names, kept as the stored table's text plus offsets (two strings per release,
-/// not four per name: a store of 100 releases keeps many tables), with the entries grouped by
-/// lower-cased last component: the ranker compares the asked name with each distinct last
-/// component once.
+/// A release's names, kept as the stored table's text plus offsets (one string per release,
+/// not three per name: a store of 100 releases keeps many tables), in runs of entries with the
+/// same lower-cased last component: the ranker compares the asked name with each run's last
+/// component once, and looks at the names of the runs that come close only.
 #[derive(Default)]
 struct NameTable {
     text: Box<str>,
-    /// Every name lower-cased, one after another, computed once for ranking.
-    lower: Box<str>,
     entries: Vec<NameEntry>,
-    /// Entry indexes, those with the same lower-cased last component together ...
-    by_last: Vec<u32>,
-    /// ... in runs: (last component's span in `lower`, run start, run end in `by_last`).
+    /// The lower-cased last component of each run, one after another.
+    keys: Box<str>,
+    /// The runs: (last component's span in `keys`, run start, run end in `entries`).
     groups: Vec<(Span, u32, u32)>,
 }
 
 impl NameTable {
+    /// One pass over the table, no sorting or hashing: a release's table loads on the path of
+    /// a not-found answer. Ingest writes the lines ordered by lower-cased last component, so a
+    /// run is a whole group; a table written before that (unordered) gives shorter runs, which
+    /// rank the same, only slower.
     fn parse(text: String) -> NameTable {
         let mut entries = Vec::new();
-        let mut lower = String::with_capacity(text.len() / 3);
-        let mut at = 0usize;
-        for line in text.split_inclusive('\n') {
-            let start = at;
-            at += line.len();
-            let mut fields = line.trim_end_matches('\n').split('\t');
-            let (Some(name), Some(qname), Some(kind)) =
-                (fields.next(), fields.next(), fields.next())
-            else {
-                continue;
-            };
-            let span = |f: &str, from: usize| (from as u32, (from + f.len()) as u32);
-            let name_span = span(name, start);
-            let qname_span = span(qname, start + name.len() + 1);
-            let kind_span = span(kind, start + name.len() + qname.len() + 2);
-            let l0 = lower.len();
-            if name.is_ascii() {
-                lower.push_str(name);
-                lower[l0..].make_ascii_lowercase();
-            } else {
-                lower.extend(name.chars().flat_map(char::to_lowercase));
+        let mut keys = String::new();
+        let mut groups: Vec<(Span, u32, u32)> = Vec::new();
+        let mut run_last: &str = "";
+        let span = |f: &str| {
+            let from = f.as_ptr() as usize - text.as_ptr() as usize;
+            (from as u32, (from + f.len()) as u32)
+        };
+        for (name, qname, kind) in name_rows(&text) {
+            let last = crate::model::last_component(name);
+            if groups.is_empty() || !same_lowercase(last, run_last) {
+                let k0 = keys.len();
+                push_lowercase(&mut keys, last);
+                let i = entries.len() as u32;
+                groups.push(((k0 as u32, keys.len() as u32), i, i));
+                run_last = last;
             }
             entries.push(NameEntry {
-                name: name_span,
-                qname: qname_span,
-                kind: kind_span,
-                lower: (l0 as u32, lower.len() as u32),
+                name: span(name),
+                qname: span(qname),
+                kind: span(kind),
             });
-        }
-        let last_of = |e: &NameEntry| -> Span {
-            let l = &lower[e.lower.0 as usize..e.lower.1 as usize];
-            let cut = l.rfind(['.', ':']).map_or(0, |i| i + 1);
-            (e.lower.0 + cut as u32, e.lower.1)
-        };
-        // Grouped by hashing, not sorting: the table loads on a not-found answer's path, and
-        // sorting 20,000 names by string took most of its 15 ms.
-        let at = |s: Span| &lower[s.0 as usize..s.1 as usize];
-        let mut group_of: HashMap<&str, usize> = HashMap::new();
-        let mut members: Vec<(Span, Vec<u32>)> = Vec::new();
-        for (i, e) in entries.iter().enumerate() {
-            let last = last_of(e);
-            let g = *group_of.entry(at(last)).or_insert_with(|| {
-                members.push((last, Vec::new()));
-                members.len() - 1
-            });
-            members[g].1.push(i as u32);
-        }
-        let mut by_last: Vec<u32> = Vec::with_capacity(entries.len());
-        let mut groups: Vec<(Span, u32, u32)> = Vec::with_capacity(members.len());
-        for (last, m) in members {
-            let start = by_last.len() as u32;
-            by_last.extend(m);
-            groups.push((last, start, by_last.len() as u32));
+            if let Some(g) = groups.last_mut() {
+                g.2 = entries.len() as u32;
+            }
         }
         NameTable {
+            keys: keys.into_boxed_str(),
             text: text.into_boxed_str(),
-            lower: lower.into_boxed_str(),
             entries,
-            by_last,
             groups,
         }
     }
@@ -511,8 +481,163 @@ impl NameTable {
         &self.text[s.0 as usize..s.1 as usize]
     }
 
-    fn lower(&self, s: Span) -> &str {
-        &self.lower[s.0 as usize..s.1 as usize]
+    fn key(&self, s: Span) -> &str {
+        &self.keys[s.0 as usize..s.1 as usize]
+    }
+
+    /// Close names, ranked: same last component, suffix matches, then string similarity.
+    fn candidates(&self, name: &str) -> Vec<Candidate> {
+        let asked = name.trim();
+        let asked_lower = asked.to_lowercase();
+        let asked_last = asked_lower
+            .rsplit(['.', ':'])
+            .next()
+            .unwrap_or(&asked_lower);
+        let mut best: BTreeMap<String, Candidate> = BTreeMap::new();
+        let suffix = format!(".{asked_lower}");
+        let asked_container = asked_lower.rsplit_once('.').map(|(c, _)| c);
+        let counts = char_counts(asked_last);
+        for &(last, start, end) in &self.groups {
+            let key = self.key(last);
+            // Most last components are nowhere near: a bound from the characters they share
+            // skips them without the full measure (which allocates).
+            if counts
+                .as_ref()
+                .is_some_and(|c| jaro_winkler_bound(asked_last, c, key) < 0.75 - 1e-9)
+            {
+                continue;
+            }
+            // The last component decides most of the score; the whole name only refines it.
+            let last_sim = strsim::jaro_winkler(asked_last, key);
+            if last_sim < 0.75 {
+                continue;
+            }
+            let mut lower = String::new();
+            for e in &self.entries[start as usize..end as usize] {
+                lower.clear();
+                push_lowercase(&mut lower, self.str(e.name));
+                let lower = lower.as_str();
+                let qname = self.str(e.qname);
+                let mut score = strsim::jaro_winkler(&asked_lower, lower) * 0.8;
+                if lower.ends_with(&suffix) {
+                    score = score.max(0.95);
+                }
+                // The same last component, or a near miss of it inside a matching container.
+                let container_ok = asked_container.is_none_or(|c| lower.contains(c));
+                score = score.max(last_sim * if container_ok { 0.9 } else { 0.7 });
+                if score < 0.75 {
+                    continue;
+                }
+                let c = Candidate {
+                    qualified_name: qname.to_string(),
+                    kind: self.str(e.kind).to_string(),
+                    score: (score * 100.0).round() / 100.0,
+                };
+                match best.get(qname) {
+                    Some(old) if old.score >= c.score => {}
+                    _ => {
+                        best.insert(qname.to_string(), c);
+                    }
+                }
+            }
+        }
+        let mut out: Vec<Candidate> = best.into_values().collect();
+        out.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.qualified_name.len().cmp(&b.qualified_name.len()))
+                .then_with(|| a.qualified_name.cmp(&b.qualified_name))
+        });
+        out.truncate(10);
+        out
+    }
+}
+
+/// The rows of a stored name table (`rg:nameTable`): (name, canonical name, kind). A row's
+/// canonical name is left empty where it is the name itself, as it is for most names.
+pub(crate) fn name_rows(table: &str) -> impl Iterator<Item = (&str, &str, &str)> {
+    let bytes = table.as_bytes();
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', bytes).filter_map(move |end| {
+        let line = &table[start..end];
+        start = end + 1;
+        let t1 = memchr::memchr(b'\t', line.as_bytes())?;
+        let rest = &line[t1 + 1..];
+        let t2 = memchr::memchr(b'\t', rest.as_bytes())?;
+        let name = &line[..t1];
+        let qname = &rest[..t2];
+        let kind = &rest[t2 + 1..];
+        let kind = &kind[..memchr::memchr(b'\t', kind.as_bytes()).unwrap_or(kind.len())];
+        Some((name, if qname.is_empty() { name } else { qname }, kind))
+    })
+}
+
+/// How often each character occurs in `s`, for [`jaro_winkler_bound`]; `None` unless `s` is
+/// ASCII, not empty and short enough for the counts to fit.
+fn char_counts(s: &str) -> Option<[u8; 128]> {
+    if s.is_empty() || !s.is_ascii() || s.len() > usize::from(u8::MAX) {
+        return None;
+    }
+    let mut counts = [0u8; 128];
+    for b in s.bytes() {
+        counts[usize::from(b)] += 1;
+    }
+    Some(counts)
+}
+
+/// An upper bound of `strsim::jaro_winkler(asked, key)`, `counts` being `asked`'s
+/// [`char_counts`]. A Jaro match pairs two equal characters, so there are at most as many
+/// matches as characters the two share; the bound takes that many, no transposition, and
+/// the real common prefix for Winkler's boost (both terms only raise the measure).
+fn jaro_winkler_bound(asked: &str, counts: &[u8; 128], key: &str) -> f64 {
+    if !key.is_ascii() {
+        return 1.0;
+    }
+    let mut left = *counts;
+    let mut shared = 0usize;
+    for b in key.bytes() {
+        let c = &mut left[usize::from(b)];
+        if *c > 0 {
+            *c -= 1;
+            shared += 1;
+        }
+    }
+    if shared == 0 {
+        return 0.0;
+    }
+    let m = shared as f64;
+    let jaro = (m / asked.len() as f64 + m / key.len() as f64 + 1.0) / 3.0;
+    if jaro <= 0.7 {
+        return jaro;
+    }
+    let prefix = asked
+        .bytes()
+        .take(4)
+        .zip(key.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    jaro + 0.1 * prefix as f64 * (1.0 - jaro)
+}
+
+/// Whether `a` and `b` are equal once lower-cased.
+fn same_lowercase(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        a.eq_ignore_ascii_case(b)
+    } else {
+        a.chars()
+            .flat_map(char::to_lowercase)
+            .eq(b.chars().flat_map(char::to_lowercase))
+    }
+}
+
+/// Appends `s` lower-cased, without allocating for ASCII.
+fn push_lowercase(out: &mut String, s: &str) {
+    let from = out.len();
+    if s.is_ascii() {
+        out.push_str(s);
+        out[from..].make_ascii_lowercase();
+    } else {
+        out.extend(s.chars().flat_map(char::to_lowercase));
     }
 }
 
@@ -1140,12 +1265,9 @@ impl Engine {
             }
         }
         let started = std::time::Instant::now();
-        let rows = self
+        let table = self
             .store
-            .select(&queries::name_table, &[("release", iri(release))])?;
-        let table = rows
-            .first()
-            .and_then(|r| get_str(r, "table"))
+            .text_of(release, release, crate::vocab::rg::NAME_TABLE.as_str())?
             .unwrap_or_default();
         let read = started.elapsed();
         let names = Arc::new(NameTable::parse(table));
@@ -1160,60 +1282,9 @@ impl Engine {
         Ok(names)
     }
 
-    /// Close names, ranked: same last component, suffix matches, then string similarity.
+    /// Close names to `name` in `release`, ranked (see `NameTable::candidates`).
     pub fn candidates(&self, release: &str, name: &str) -> Result<Vec<Candidate>, AnswerError> {
-        let names = self.names_of(release)?;
-        let asked = name.trim();
-        let asked_lower = asked.to_lowercase();
-        let asked_last = asked_lower
-            .rsplit(['.', ':'])
-            .next()
-            .unwrap_or(&asked_lower);
-        let mut best: BTreeMap<String, Candidate> = BTreeMap::new();
-        let suffix = format!(".{asked_lower}");
-        let asked_container = asked_lower.rsplit_once('.').map(|(c, _)| c);
-        for &(last, start, end) in &names.groups {
-            // The last component decides most of the score; the whole name only refines it.
-            let last_sim = strsim::jaro_winkler(asked_last, names.lower(last));
-            if last_sim < 0.75 {
-                continue;
-            }
-            let members = &names.by_last[start as usize..end as usize];
-            for e in members.iter().map(|&i| &names.entries[i as usize]) {
-                let lower = names.lower(e.lower);
-                let qname = names.str(e.qname);
-                let mut score = strsim::jaro_winkler(&asked_lower, lower) * 0.8;
-                if lower.ends_with(&suffix) {
-                    score = score.max(0.95);
-                }
-                // The same last component, or a near miss of it inside a matching container.
-                let container_ok = asked_container.is_none_or(|c| lower.contains(c));
-                score = score.max(last_sim * if container_ok { 0.9 } else { 0.7 });
-                if score < 0.75 {
-                    continue;
-                }
-                let c = Candidate {
-                    qualified_name: qname.to_string(),
-                    kind: names.str(e.kind).to_string(),
-                    score: (score * 100.0).round() / 100.0,
-                };
-                match best.get(qname) {
-                    Some(old) if old.score >= c.score => {}
-                    _ => {
-                        best.insert(qname.to_string(), c);
-                    }
-                }
-            }
-        }
-        let mut out: Vec<Candidate> = best.into_values().collect();
-        out.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| a.qualified_name.len().cmp(&b.qualified_name.len()))
-                .then_with(|| a.qualified_name.cmp(&b.qualified_name))
-        });
-        out.truncate(10);
-        Ok(out)
+        Ok(self.names_of(release)?.candidates(name))
     }
 
     /// The exact signature and facts of `name` in the chosen release.
@@ -1713,51 +1784,153 @@ mod tests {
     #[test]
     fn name_tables_keep_offsets_into_one_text() {
         let t = NameTable::parse(
-            "pkg.Ünïcode\tpkg.Ünïcode\tclass\npkg.alias\tpkg.core.Thing\tclass\n\
-             pkg.core.Thing\tpkg.core.Thing\tclass\nbroken line\npkg.x.thing\tpkg.x.thing\tfunction\n"
+            "pkg.alias\tpkg.core.Thing\tclass\npkg.core.Thing\t\tclass\n\
+             broken line\npkg.x.thing\tpkg.x.thing\tfunction\npkg.Ünïcode\t\tclass\n\
+             pkg:ÜNÏCODE\t\tclass\tmore\npkg.Thing\tpkg.Thing\tclass\n"
                 .to_string(),
         );
-        let rows: Vec<(&str, &str, &str, &str)> = t
+        let rows: Vec<(&str, &str, &str)> = t
             .entries
             .iter()
-            .map(|e| {
-                (
-                    t.str(e.name),
-                    t.str(e.qname),
-                    t.str(e.kind),
-                    t.lower(e.lower),
-                )
-            })
+            .map(|e| (t.str(e.name), t.str(e.qname), t.str(e.kind)))
             .collect();
         assert_eq!(
             rows,
             vec![
-                ("pkg.Ünïcode", "pkg.Ünïcode", "class", "pkg.ünïcode"),
-                ("pkg.alias", "pkg.core.Thing", "class", "pkg.alias"),
-                (
-                    "pkg.core.Thing",
-                    "pkg.core.Thing",
-                    "class",
-                    "pkg.core.thing"
-                ),
-                ("pkg.x.thing", "pkg.x.thing", "function", "pkg.x.thing"),
+                ("pkg.alias", "pkg.core.Thing", "class"),
+                ("pkg.core.Thing", "pkg.core.Thing", "class"),
+                ("pkg.x.thing", "pkg.x.thing", "function"),
+                ("pkg.Ünïcode", "pkg.Ünïcode", "class"),
+                ("pkg:ÜNÏCODE", "pkg:ÜNÏCODE", "class"),
+                ("pkg.Thing", "pkg.Thing", "class"),
             ]
         );
-        // Grouped by lower-cased last component, in order.
-        let mut groups: Vec<(&str, Vec<u32>)> = t
+        // Runs of the same lower-cased last component, in the table's order: ingest orders
+        // the lines so that a run is a whole group; a name out of order starts a run of its own.
+        let groups: Vec<(&str, u32, u32)> = t
             .groups
             .iter()
-            .map(|&(last, a, b)| (t.lower(last), t.by_last[a as usize..b as usize].to_vec()))
+            .map(|&(key, a, b)| (t.key(key), a, b))
             .collect();
-        groups.sort();
         assert_eq!(
             groups,
             vec![
-                ("alias", vec![1]),
-                ("thing", vec![2, 3]),
-                ("ünïcode", vec![0])
+                ("alias", 0, 1),
+                ("thing", 1, 3),
+                ("ünïcode", 3, 5),
+                ("thing", 5, 6)
             ]
         );
+    }
+
+    #[test]
+    fn stored_name_tables_are_ordered_by_last_component() {
+        let symbol = |q: &str, aliases: &[&str]| crate::model::Symbol {
+            qualified_name: q.to_string(),
+            aliases: aliases.iter().map(|a| a.to_string()).collect(),
+            ..Default::default()
+        };
+        let facts = crate::model::ReleaseFacts {
+            symbols: vec![
+                symbol("pkg.core.Zeta", &["pkg.Zeta"]),
+                symbol("pkg.core.alpha", &[]),
+                symbol("pkg.util.ALPHA", &[]),
+                symbol("pkg.core.Thing.zeta", &[]),
+            ],
+            ..Default::default()
+        };
+        let t = NameTable::parse(crate::lower::name_table(&facts));
+        let groups: Vec<(&str, Vec<&str>)> = t
+            .groups
+            .iter()
+            .map(|&(key, a, b)| {
+                let names = t.entries[a as usize..b as usize]
+                    .iter()
+                    .map(|e| t.str(e.name))
+                    .collect();
+                (t.key(key), names)
+            })
+            .collect();
+        assert_eq!(
+            groups,
+            vec![
+                ("alpha", vec!["pkg.core.alpha", "pkg.util.ALPHA"]),
+                (
+                    "zeta",
+                    vec!["pkg.core.Zeta", "pkg.Zeta", "pkg.core.Thing.zeta"]
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_jaro_winkler_bound_never_falls_below_the_measure() {
+        let words = [
+            "get",
+            "aget_user",
+            "aget_userx",
+            "get_user",
+            "filter",
+            "filterx",
+            "QuerySet",
+            "queryset",
+            "query_set",
+            "x",
+            "xx",
+            "aaaa",
+            "a",
+            "ab",
+            "ba",
+            "abc",
+            "cba",
+            "dwayne",
+            "duane",
+            "martha",
+            "marhta",
+            "get_changelist_formset",
+            "formset",
+            "",
+            "é",
+            "sign",
+            "signal",
+            "sigint",
+            "post_load",
+            "validates_schema",
+            "pre_load",
+            "conflicts",
+        ];
+        let mut pruned = 0;
+        for a in words {
+            let Some(counts) = super::char_counts(a) else {
+                assert!(a.is_empty() || !a.is_ascii());
+                continue;
+            };
+            for b in words {
+                let bound = super::jaro_winkler_bound(a, &counts, b);
+                let real = strsim::jaro_winkler(a, b);
+                assert!(bound + 1e-12 >= real, "{a} / {b}: bound {bound} < {real}");
+                pruned += usize::from(bound < 0.75);
+            }
+        }
+        // And it does skip names: most of these pairs are far apart.
+        assert!(pruned > 500, "{pruned} pairs pruned");
+        // Random short words over a small alphabet, where matches and transpositions abound.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut word = || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let len = (seed >> 60) as usize;
+            (0..len)
+                .map(|i| b"abc_dE"[((seed >> (i * 3 + 5)) % 6) as usize] as char)
+                .collect::<String>()
+        };
+        for _ in 0..20_000 {
+            let (a, b) = (word(), word());
+            if let Some(counts) = super::char_counts(&a) {
+                let bound = super::jaro_winkler_bound(&a, &counts, &b);
+                let real = strsim::jaro_winkler(&a, &b);
+                assert!(bound + 1e-12 >= real, "{a} / {b}: bound {bound} < {real}");
+            }
+        }
     }
 
     #[test]

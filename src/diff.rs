@@ -588,7 +588,7 @@ impl Engine {
                         .members
                         .entry(c.clone())
                         .or_default()
-                        .insert(renames::last(f.name()).to_string());
+                        .insert(crate::model::last_component(f.name()).to_string());
                 }
                 !inside
             });

@@ -399,21 +399,27 @@ fn lower_relations(w: &mut Writer, package: &PackageId, release: &NamedNode, fac
     w.str(release, rg::RELATION_TABLE, &table);
 }
 
-/// `name\tcanonical\tkind` for every public name: one read gives the candidate ranker
-/// everything (decoding tens of thousands of separate literals takes seconds).
-fn name_table(facts: &ReleaseFacts) -> String {
-    let mut out = String::new();
+/// `name\tcanonical\tkind` for every public name (read back by `answer::name_rows`): one read gives the candidate ranker
+/// everything (decoding tens of thousands of separate literals takes seconds). The lines are
+/// ordered by lower-cased last name component, so that loading the table groups it in one pass
+/// (see `NameTable::parse`): a not-found answer in a release not asked about before loads it.
+pub(crate) fn name_table(facts: &ReleaseFacts) -> String {
+    let mut lines: Vec<(String, String)> = Vec::new();
     for s in &facts.symbols {
         for name in std::iter::once(&s.qualified_name).chain(&s.aliases) {
-            out.push_str(name);
-            out.push('\t');
-            out.push_str(&s.qualified_name);
-            out.push('\t');
-            out.push_str(s.kind.as_str());
-            out.push('\n');
+            // The canonical name is left out where it is the name itself (most rows).
+            let canonical = if *name == s.qualified_name {
+                ""
+            } else {
+                &s.qualified_name
+            };
+            let line = format!("{name}\t{canonical}\t{}\n", s.kind.as_str());
+            lines.push((crate::model::last_component(name).to_lowercase(), line));
         }
     }
-    out
+    // Stable: within a group the symbols keep their order.
+    lines.sort_by(|a, b| a.0.cmp(&b.0));
+    lines.into_iter().map(|(_, line)| line).collect()
 }
 
 fn lower_symbol(w: &mut Writer, package: &PackageId, release: &NamedNode, s: &Symbol) {

@@ -79,6 +79,11 @@ impl PackageId {
     }
 }
 
+/// The last component of a qualified name (`a.b.C.m` -> `m`, `mod:C` -> `C`).
+pub fn last_component(name: &str) -> &str {
+    memchr::memrchr2(b'.', b':', name.as_bytes()).map_or(name, |i| &name[i + 1..])
+}
+
 /// PEP 503 normalisation: lower case, runs of `-_.` become `-`.
 pub fn normalize_pypi_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());

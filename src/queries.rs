@@ -124,8 +124,6 @@ mod registered {
     use super::*;
     catalog! {
         releases,
-        name_table,
-        relation_table,
         constructor_params,
         list_symbols,
         diagnostics,

@@ -176,6 +176,33 @@ impl Store {
             .collect()
     }
 
+    /// The text of the first `predicate` value of `subject` in `graph`, if any (one index
+    /// seek, no query): the derived tables (a release's names, relations) are read this way.
+    pub fn text_of(
+        &self,
+        graph: &str,
+        subject: &str,
+        predicate: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let g = NamedNode::new_unchecked(graph);
+        let s = NamedNode::new_unchecked(subject);
+        let p = NamedNode::new_unchecked(predicate);
+        let first = self
+            .inner
+            .quads_for_pattern(
+                Some(s.as_ref().into()),
+                Some(p.as_ref()),
+                None,
+                Some(g.as_ref().into()),
+            )
+            .next()
+            .transpose()?;
+        Ok(first.and_then(|q| match q.object {
+            Term::Literal(l) => Some(l.destruct().0),
+            _ => None,
+        }))
+    }
+
     /// Whether `subject` has any fact in the named graph `graph` (one index seek).
     pub fn has_subject(&self, graph: &str, subject: &str) -> Result<bool, StoreError> {
         let g = NamedNode::new_unchecked(graph);

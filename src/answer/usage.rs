@@ -19,6 +19,7 @@ use serde::Serialize;
 use super::{AnswerError, ApiDetail, Chosen, Engine, get_str, iri};
 use crate::model::RelationKind;
 use crate::queries;
+use crate::vocab::rg;
 
 /// One row of `rg:relationTable`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,11 +156,7 @@ impl UsageGraph {
         constructors: &HashMap<String, Vec<Option<String>>>,
     ) -> UsageGraph {
         let mut kinds: HashMap<String, String> = HashMap::new();
-        for line in names.lines() {
-            let mut p = line.split('\t');
-            let (Some(name), Some(q), Some(kind)) = (p.next(), p.next(), p.next()) else {
-                continue;
-            };
+        for (name, q, kind) in super::name_rows(names) {
             if name == q {
                 kinds.insert(q.to_string(), kind.to_string());
             }
@@ -646,15 +643,14 @@ impl Engine {
                 return Ok(g.clone());
             }
         }
-        let read = |q: &queries::CatalogQuery| -> Result<String, AnswerError> {
-            let rows = self.store.select(q, &[("release", iri(release))])?;
-            Ok(rows
-                .first()
-                .and_then(|r| get_str(r, "table"))
+        let read = |table: oxigraph::model::NamedNodeRef| -> Result<String, AnswerError> {
+            Ok(self
+                .store
+                .text_of(release, release, table.as_str())?
                 .unwrap_or_default())
         };
-        let names = read(&queries::name_table)?;
-        let relations = parse_table(&read(&queries::relation_table)?);
+        let names = read(rg::NAME_TABLE)?;
+        let relations = parse_table(&read(rg::RELATION_TABLE)?);
         let mut constructors: HashMap<String, Vec<Option<String>>> = HashMap::new();
         for row in self
             .store

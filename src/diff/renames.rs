@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::{Change, Severity};
+use crate::model::last_component;
 
 /// Pairs scoring below this stay a removal and an addition.
 const THRESHOLD: f64 = 0.7;
@@ -22,13 +23,8 @@ pub(super) struct Contents {
     pub docs: BTreeMap<String, String>,
 }
 
-/// The last component of a qualified name (`a.b.C.m` -> `m`, `mod:C` -> `C`).
-pub(super) fn last(name: &str) -> &str {
-    name.rsplit(['.', ':']).next().unwrap_or(name)
-}
-
 fn parent(name: &str) -> &str {
-    let end = name.len() - last(name).len();
+    let end = name.len() - last_component(name).len();
     name[..end].trim_end_matches(['.', ':'])
 }
 
@@ -52,7 +48,7 @@ fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> Option<f64> {
 /// this added name.
 fn names(replacement: &str, added: &str) -> bool {
     let r = replacement.trim().trim_end_matches("()");
-    !r.is_empty() && (added == r || added.ends_with(&format!(".{r}")) || last(added) == r)
+    !r.is_empty() && (added == r || added.ends_with(&format!(".{r}")) || last_component(added) == r)
 }
 
 /// A score in 0..1 for "`old` was renamed to `new`", and the evidence behind it.
@@ -64,10 +60,13 @@ fn score(old: &Change, new: &Change, contents: &Contents) -> (f64, Vec<&'static 
     }
     let (a, b) = (&old.qualified_name, &new.qualified_name);
     let mut signals: Vec<(f64, f64, &'static str)> = Vec::new();
-    let name = if last(a) == last(b) {
+    let name = if last_component(a) == last_component(b) {
         1.0
     } else {
-        strsim::normalized_levenshtein(&last(a).to_lowercase(), &last(b).to_lowercase())
+        strsim::normalized_levenshtein(
+            &last_component(a).to_lowercase(),
+            &last_component(b).to_lowercase(),
+        )
     };
     signals.push((0.35, name, "similar name"));
     signals.push((
