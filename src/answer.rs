@@ -178,7 +178,7 @@ impl ApiDetail {
     pub fn display_signature(&self) -> Option<String> {
         let sig = self.signature.as_ref()?;
         if sig.starts_with('(') {
-            let short = self.qualified_name.rsplit(['.', ':']).next().unwrap_or("");
+            let short = crate::model::last_component(&self.qualified_name);
             Some(format!("{short}{sig}"))
         } else {
             Some(sig.clone())
@@ -489,14 +489,12 @@ impl NameTable {
     fn candidates(&self, name: &str) -> Vec<Candidate> {
         let asked = name.trim();
         let asked_lower = asked.to_lowercase();
-        let asked_last = asked_lower
-            .rsplit(['.', ':'])
-            .next()
-            .unwrap_or(&asked_lower);
+        let asked_last = crate::model::last_component(&asked_lower);
         let mut best: BTreeMap<String, Candidate> = BTreeMap::new();
         let suffix = format!(".{asked_lower}");
         let asked_container = asked_lower.rsplit_once('.').map(|(c, _)| c);
         let counts = char_counts(asked_last);
+        let mut lower = String::new();
         for &(last, start, end) in &self.groups {
             let key = self.key(last);
             // Most last components are nowhere near: a bound from the characters they share
@@ -512,7 +510,6 @@ impl NameTable {
             if last_sim < 0.75 {
                 continue;
             }
-            let mut lower = String::new();
             for e in &self.entries[start as usize..end as usize] {
                 lower.clear();
                 push_lowercase(&mut lower, self.str(e.name));

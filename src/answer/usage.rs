@@ -553,7 +553,7 @@ fn at(file: &str, line: usize) -> String {
 /// `StripeClient` -> `stripe_client`, `HTTPClient` -> `http_client`; JavaScript gets the
 /// same words in camelCase: `stripeClient`, `openAi`.
 fn variable_for(class: &str, javascript: bool) -> String {
-    let short = class.rsplit(['.', ':']).next().unwrap_or(class);
+    let short = crate::model::last_component(class);
     let mut snake = String::new();
     let chars: Vec<char> = short.chars().collect();
     for (i, ch) in chars.iter().enumerate() {
@@ -643,14 +643,14 @@ impl Engine {
                 return Ok(g.clone());
             }
         }
-        let read = |table: oxigraph::model::NamedNodeRef| -> Result<String, AnswerError> {
-            Ok(self
+        // The name table is the candidate ranker's, loaded (or cached) once for both.
+        let names = self.names_of(release)?;
+        let relations = parse_table(
+            &self
                 .store
-                .text_of(release, release, table.as_str())?
-                .unwrap_or_default())
-        };
-        let names = read(rg::NAME_TABLE)?;
-        let relations = parse_table(&read(rg::RELATION_TABLE)?);
+                .text_of(release, release, rg::RELATION_TABLE.as_str())?
+                .unwrap_or_default(),
+        );
         let mut constructors: HashMap<String, Vec<Option<String>>> = HashMap::new();
         for row in self
             .store
@@ -663,7 +663,7 @@ impl Engine {
                     .push(get_str(&row, "annotation"));
             }
         }
-        let graph = Arc::new(UsageGraph::build(&names, relations, &constructors));
+        let graph = Arc::new(UsageGraph::build(&names.text, relations, &constructors));
         let mut cache = self.usage.lock().expect("cache lock");
         if cache.0 == generation {
             cache.1.put(release.to_string(), graph.clone());
