@@ -798,17 +798,30 @@ impl Resolver<'_> {
         decl: &'d Decl,
         depth: usize,
     ) -> Option<Option<&'d syntax::Member>> {
-        if let Some(c) = decl
-            .members
-            .iter()
-            .find(|m| m.kind == MemberKind::Constructor)
-        {
+        let own = |d: &'d Decl| d.members.iter().find(|m| m.kind == MemberKind::Constructor);
+        if let Some(c) = own(decl) {
             return Some(Some(c));
+        }
+        if depth > 8 {
+            return None;
+        }
+        if depth > 0 && decl.kind == DeclKind::Variable {
+            // A class extending a value, not a class: `declare const X_base: { new (..): X }`
+            // was read above; `declare const X: XConstructor` names an interface whose
+            // construct signatures it has. Anything else is unknown, never `()`.
+            let t = decl.type_text.as_deref()?;
+            let name = t.split('<').next().unwrap_or(t).trim();
+            let (f, local) = self.resolve_local(file, name, 0)?;
+            let interface = self.module(&f)?.decls.get(&local)?;
+            return (interface.kind == DeclKind::Interface)
+                .then(|| own(interface))
+                .flatten()
+                .map(Some);
         }
         let Some(base) = decl.bases.first() else {
             return Some(None);
         };
-        if depth > 8 || decl.kind != DeclKind::Class {
+        if decl.kind != DeclKind::Class {
             return None;
         }
         // `extends Base<T>` names `Base`; `extends ns.Base` is not followed.
@@ -954,7 +967,14 @@ impl Resolver<'_> {
             DeclKind::TypeAlias | DeclKind::Enum | DeclKind::Variable | DeclKind::Namespace => {
                 // `declare const computed: IComputedFactory`, an interface with call
                 // signatures: the value is called like a function.
+                let own: Vec<Sig> = decl
+                    .members
+                    .iter()
+                    .filter(|m| m.kind == MemberKind::Call)
+                    .flat_map(|m| m.sigs.iter().cloned())
+                    .collect();
                 let sigs = match (decl.kind, &decl.type_text) {
+                    _ if !own.is_empty() => own,
                     (DeclKind::Variable, Some(t)) => self.call_signatures(file, t, 0),
                     _ => vec![],
                 };
@@ -1167,6 +1187,88 @@ mod tests {
         assert_eq!(send.params[1].kind, crate::model::ParamKind::Rest);
         let util = &facts.symbols[7];
         assert_eq!(util.aliases, vec!["@acme/kit/fp:map"]);
+    }
+
+    #[test]
+    fn classes_extending_a_declared_value_take_its_construct_signatures() {
+        // The shape tsc emits for every AWS SDK v3 command, import types with type arguments
+        // included (tree-sitter-typescript alone fails on them).
+        let files = vec![
+            f("package.json", r#"{"name": "sdk", "types": "index.d.ts"}"#),
+            f(
+                "index.d.ts",
+                "import { Input } from './types';\n\
+                 declare const StopCommand_base: {\n\
+                 \x20   new (input: Input): import(\"@smithy/smithy-client\").CommandImpl<Input, keyof import('./types').Output>;\n\
+                 \x20   new (__0_0: Input): import(\"@smithy/smithy-client\").CommandImpl<Input, Input>;\n\
+                 \x20   getEndpointParameterInstructions(): import(\"@smithy/middleware-endpoint\").EndpointParameterInstructions;\n\
+                 };\n\
+                 export declare class StopCommand extends StopCommand_base {\n\
+                 \x20   protected static __types: { api: { input: Input } };\n\
+                 }\n\
+                 interface ClockConstructor { new (hour: number, minute?: number): Clock }\n\
+                 interface Clock { tick(): void }\n\
+                 declare const ClockBase: ClockConstructor;\n\
+                 export declare class Wall extends ClockBase {}\n\
+                 declare const Opaque: any;\n\
+                 export declare class Unknown extends Opaque {}\n\
+                 export declare const parse: { (text: string, strict?: boolean): Input };\n\
+                 export interface Ec2 { describe(input: Input): Promise<Output> }\n\
+                 export declare class Ec2 extends Wall implements Ec2 {}\n",
+            ),
+            f(
+                "types.d.ts",
+                "export interface Input { id: string }\nexport interface Output { ok: boolean }\n",
+            ),
+        ];
+        let facts = extract(&select_files(files));
+        assert!(facts.diagnostics.is_empty(), "{:?}", facts.diagnostics);
+        let sig = |name: &str| {
+            let s = facts
+                .symbols
+                .iter()
+                .find(|s| s.qualified_name == name)
+                .unwrap_or_else(|| panic!("{name} missing: {:?}", names(&facts)));
+            (s.signature(), s.overloads.len(), s.kind.as_str())
+        };
+        // The last construct signature is the one TypeScript's checker reports.
+        assert_eq!(
+            sig("sdk:StopCommand"),
+            (
+                Some("new StopCommand(__0_0: Input)".to_string()),
+                2,
+                "class"
+            )
+        );
+        assert_eq!(
+            sig("sdk:Wall"),
+            (
+                Some("new Wall(hour: number, minute?: number)".to_string()),
+                0,
+                "class"
+            )
+        );
+        // A base of unknown shape gives no signature, never a made-up `new Unknown()`.
+        assert_eq!(sig("sdk:Unknown"), (None, 0, "class"));
+        // An interface and a class of one name merge into the class (the AWS SDK's
+        // aggregated clients), with the interface's methods.
+        assert_eq!(
+            sig("sdk:Ec2"),
+            (
+                Some("new Ec2(hour: number, minute?: number)".to_string()),
+                0,
+                "class"
+            )
+        );
+        assert_eq!(sig("sdk:Ec2.describe").2, "method");
+        assert_eq!(
+            sig("sdk:parse"),
+            (
+                Some("parse(text: string, strict?: boolean): Input".to_string()),
+                0,
+                "function"
+            )
+        );
     }
 
     #[test]

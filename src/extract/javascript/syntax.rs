@@ -207,6 +207,33 @@ impl ModuleSyntax {
                     old.doc = decl.doc;
                 }
             }
+            Some(old)
+                if matches!(
+                    (old.kind, decl.kind),
+                    (DeclKind::Interface, DeclKind::Class) | (DeclKind::Class, DeclKind::Interface)
+                ) =>
+            {
+                // `interface EC2 { describeInstances(..) }` + `class EC2 extends EC2Client {}`
+                // (the AWS SDK's aggregated clients): one class with the interface's members,
+                // constructed as the class says. The interface's own `extends` are left out,
+                // so that a class without `extends` still has the constructor `()`.
+                let earlier = std::mem::replace(old, Decl::new(DeclKind::Class, 0, Doc::default()));
+                let (mut class, interface) = if earlier.kind == DeclKind::Class {
+                    (earlier, decl)
+                } else {
+                    (decl, earlier)
+                };
+                class.members.extend(
+                    interface
+                        .members
+                        .into_iter()
+                        .filter(|m| !matches!(m.kind, MemberKind::Constructor | MemberKind::Call)),
+                );
+                if class.doc.text.is_none() {
+                    class.doc = interface.doc;
+                }
+                *old = class;
+            }
             Some(_) => {}
         }
     }
@@ -237,7 +264,12 @@ pub fn parse(path: &str, src: &[u8]) -> ModuleSyntax {
     if parser.set_language(&lang).is_err() {
         return out;
     }
-    let Some(tree) = parser.parse(src, None) else {
+    let masked = if declaration {
+        mask_import_types(src)
+    } else {
+        None
+    };
+    let Some(tree) = parser.parse(masked.as_deref().unwrap_or(src), None) else {
         out.diagnostics.push(Diagnostic {
             file: path.to_string(),
             line: 1,
@@ -267,6 +299,42 @@ pub fn parse(path: &str, src: &[u8]) -> ModuleSyntax {
         w.commonjs(root);
     }
     out
+}
+
+/// tree-sitter-typescript 0.23 fails on an import type followed by type arguments
+/// (`import("x").C<T>`, its issue #322) or after `keyof` (#352), which tsc emits in every
+/// AWS SDK v3 command: the declaration around it was lost. The parser reads a copy in which
+/// each `import("x")` is an identifier of the same length (`import_____`), so `import_____.C<T>`
+/// parses as a qualified type, and node ranges still point into the original text, from
+/// which every name and type is read. `None` when the file has no import type.
+fn mask_import_types(src: &[u8]) -> Option<Vec<u8>> {
+    let mut hits = memchr::memmem::find_iter(src, b"import(").peekable();
+    hits.peek()?;
+    let mut out = src.to_vec();
+    for at in hits {
+        let word_before = at
+            .checked_sub(1)
+            .is_some_and(|b| src[b].is_ascii_alphanumeric() || b"_$.".contains(&src[b]));
+        let open = at + "import".len();
+        let Some(&quote) = src.get(open + 1) else {
+            continue;
+        };
+        if word_before || !matches!(quote, b'"' | b'\'') {
+            continue;
+        }
+        let start = open + 2;
+        let Some(len) = src[start..]
+            .iter()
+            .position(|&b| b == quote || b == b'\n' || b == b'\\')
+        else {
+            continue;
+        };
+        let close = start + len;
+        if src[close] == quote && src.get(close + 1) == Some(&b')') {
+            out[open..=close + 1].fill(b'_');
+        }
+    }
+    Some(out)
 }
 
 struct Walker<'a, 'o> {
@@ -422,6 +490,18 @@ impl Walker<'_, '_> {
                                 let mut decl =
                                     Decl::new(DeclKind::Variable, line_of(d), doc.clone());
                                 decl.type_text = ty.map(|t| type_text(self.t(t)));
+                                // `declare const X_base: { new (input: I): X; (a: A): B }`:
+                                // its construct and call signatures (tsc writes one such
+                                // base for each class built by a mixin or a factory).
+                                if let Some(object) = ty
+                                    .and_then(|t| t.named_child(0))
+                                    .filter(|t| t.kind() == "object_type")
+                                {
+                                    decl.members = self.members(object);
+                                    decl.members.retain(|m| {
+                                        matches!(m.kind, MemberKind::Constructor | MemberKind::Call)
+                                    });
+                                }
                                 decl
                             }
                         }
