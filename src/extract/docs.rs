@@ -236,6 +236,36 @@ fn language_of_class(class: &str) -> Option<String> {
 
 /// htmd with one change: a `<pre>` without `<code>` (Sphinx, Pygments) still becomes a fenced
 /// block, with the language of its `language-*` class.
+/// A docstring written in HTML (the AWS SDKs' TSDoc, many OpenAPI descriptions) as Markdown,
+/// for the text index's snippets and vectors; `None` when it holds no HTML element. The graph
+/// keeps the docstring as written.
+pub fn html_docstring_to_markdown(doc: &str) -> Option<String> {
+    const CLOSING_TAGS: &[&str] = &[
+        "</p>",
+        "</a>",
+        "</code>",
+        "</li>",
+        "</i>",
+        "</b>",
+        "</em>",
+        "</strong>",
+        "</span>",
+        "</div>",
+        "</pre>",
+        "</note>",
+        "</important>",
+    ];
+    if !doc.contains("</") || !CLOSING_TAGS.iter().any(|t| doc.contains(t)) {
+        return None;
+    }
+    thread_local! {
+        static CONVERTER: htmd::HtmlToMarkdown = converter();
+    }
+    let md = CONVERTER.with(|c| c.convert(doc)).ok()?;
+    let md = md.trim();
+    (!md.is_empty()).then(|| md.to_string())
+}
+
 fn converter() -> htmd::HtmlToMarkdown {
     use htmd::Element;
     use htmd::element_handler::{HandlerResult, Handlers};
@@ -527,6 +557,37 @@ fn content_type(page: PageKind, heads: &[String], code_bytes: usize, len: usize)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn html_docstrings_read_as_markdown_and_others_are_left_alone() {
+        // As in @aws-sdk/client-ec2 and Blockfrost's OpenAPI descriptions.
+        let aws = "<p>Stops an Amazon EBS-backed instance. For more information, see <a href=\"https://docs.aws.amazon.com/stop.html\">Stop and start\n   Amazon EC2 instances</a> in the <i>Amazon EC2 User Guide</i>.</p>\n<p>Use <code>Hibernate</code> to keep RAM.</p>";
+        let md = html_docstring_to_markdown(aws).unwrap();
+        assert!(!md.contains('<'), "{md}");
+        assert!(
+            md.starts_with("Stops an Amazon EBS-backed instance."),
+            "{md}"
+        );
+        assert!(
+            md.contains("](https://docs.aws.amazon.com/stop.html)"),
+            "{md}"
+        );
+        assert!(md.contains("`Hibernate`"), "{md}");
+        let hosted = "Submit a transaction.\n\n<p>\n  <span class=\"hosted\">Hosted</span> Endpoint only.\n</p>";
+        let md = html_docstring_to_markdown(hosted).unwrap();
+        assert!(
+            !md.contains("span") && md.contains("Hosted Endpoint only."),
+            "{md}"
+        );
+        // Angle brackets that are not HTML elements.
+        for plain in [
+            "Returns a List[<int>] when a < b > c.",
+            "Run `x </dev/null` to close stdin.",
+            "",
+        ] {
+            assert_eq!(html_docstring_to_markdown(plain), None, "{plain}");
+        }
+    }
 
     #[test]
     fn sections_follow_headings_with_their_path() {

@@ -259,6 +259,8 @@ pub fn entity_chunks(
             },
         );
         let doc = get_str(&row, "doc").unwrap_or_default();
+        // HTML docstrings read as Markdown: tags and attributes are noise to BM25 and vectors.
+        let doc = crate::extract::docs::html_docstring_to_markdown(&doc).unwrap_or(doc);
         if doc.trim().is_empty() && !CALLABLE_KINDS.contains(&kind.as_str()) {
             continue;
         }
