@@ -475,8 +475,8 @@ impl Engine {
             }
         }
         let scratch = Store::in_memory();
-        scratch.replace_graph(&NamedNode::new_unchecked(baseline), &old_quads)?;
-        scratch.replace_graph(&NamedNode::new_unchecked(current), &new_quads)?;
+        scratch.replace_graph(&NamedNode::new_unchecked(baseline), old_quads)?;
+        scratch.replace_graph(&NamedNode::new_unchecked(current), new_quads)?;
         let rules = rules::all()
             .iter()
             .filter(|r| r.applies_to(ecosystem) && r.is_signature_rule());

@@ -649,7 +649,8 @@ pub fn ingest_files_with(
     let lowered = start.elapsed();
     let release = NamedNode::new(package.release_purl(version))
         .map_err(|_| IngestError::BadVersion(version.to_string()))?;
-    store.replace_graph(&release, &quads)?;
+    let quad_count = quads.len();
+    store.replace_graph(&release, quads)?;
     tracing::info!(
         release = %release,
         extract_s = extracted.as_secs_f64(),
@@ -661,7 +662,7 @@ pub fn ingest_files_with(
         release: release.into_string(),
         files: facts.files,
         symbols: facts.symbols.len(),
-        quads: quads.len(),
+        quads: quad_count,
         seconds: start.elapsed().as_secs_f64(),
         diagnostics: facts.diagnostics,
     })

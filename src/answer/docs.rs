@@ -169,7 +169,7 @@ impl Engine {
             .count();
         self.store().replace_graph(
             &oxigraph::model::NamedNode::new_unchecked(graph.clone()),
-            &quads,
+            quads,
         )?;
         Ok(DocsReport {
             release: rel.release.clone(),
