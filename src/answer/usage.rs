@@ -1179,16 +1179,8 @@ impl Engine {
         requests: &[&RelationRow],
     ) -> Result<Vec<RelatedEntity>, AnswerError> {
         let releases = self.releases_by_iri()?;
-        /// An operation found for the requests: in which releases, the newest one's symbol,
-        /// and how it matched.
-        struct Hit {
-            versions: Vec<String>,
-            newest: String,
-            symbol: String,
-            how: String,
-        }
-        // (package, operation) -> hit
-        let mut found: HashMap<(String, String), Hit> = HashMap::new();
+        // (package, operation) -> its releases; from the newest: (symbol, how it matched)
+        let mut found: HashMap<(String, String), InReleases<(String, String)>> = HashMap::new();
         for r in requests {
             let mut keys = vec![(None, r.object.clone())];
             keys.extend(
@@ -1237,35 +1229,17 @@ impl Engine {
                             .map(|b| format!(" (the server URL gives the base path {b})"))
                             .unwrap_or_default(),
                     );
-                    let e = found
-                        .entry((info.package.clone(), qname))
-                        .or_insert_with(|| Hit {
-                            versions: vec![],
-                            newest: release.clone(),
-                            symbol: symbol.clone(),
-                            how,
-                        });
-                    if !e.versions.contains(&info.version) {
-                        e.versions.push(info.version.clone());
-                    }
-                    if super::version_key(&info.version)
-                        > super::version_key(&releases[&e.newest].version)
-                    {
-                        e.newest = release.clone();
-                        e.symbol = symbol.clone();
-                    }
+                    found.entry((info.package.clone(), qname)).or_default().add(
+                        &release,
+                        &info.version,
+                        (symbol, how),
+                    );
                 }
             }
         }
         let mut out = Vec::new();
         for ((package, qname), hit) in found {
-            let Hit {
-                mut versions,
-                newest,
-                symbol,
-                how,
-            } = hit;
-            versions.sort_by_key(|v| super::version_key(v));
+            let (versions, newest, (symbol, how)) = hit.finish();
             let detail = self.detail_of(&releases[&newest], &symbol)?;
             // The spec pointer of the operation: `openapi.yaml#/paths/~1customers/post`.
             let source = match (&detail.http, &detail.source.file) {
@@ -1317,9 +1291,8 @@ impl Engine {
                     .map(|b| (Some(b.clone()), format!("{method} {b}{path}"))),
             );
         }
-        // (package, callable) -> (versions, newest version, entry from the newest)
-        let mut found: HashMap<(String, String), (Vec<String>, String, RelatedEntity)> =
-            HashMap::new();
+        // (package, callable) -> its releases; the entry from the newest
+        let mut found: HashMap<(String, String), InReleases<RelatedEntity>> = HashMap::new();
         for (base, key) in keys {
             let rows = self
                 .store
@@ -1355,25 +1328,17 @@ impl Engine {
                     )),
                     versions: vec![],
                 };
-                let e = found
-                    .entry((info.package.clone(), qname))
-                    .or_insert_with(|| (vec![], info.version.clone(), entry.clone()));
-                if !e.0.contains(&info.version) {
-                    e.0.push(info.version.clone());
-                }
-                if super::version_key(&info.version) > super::version_key(&e.1) {
-                    e.1 = info.version.clone();
-                    e.2 = entry;
-                }
+                found.entry((info.package.clone(), qname)).or_default().add(
+                    &release,
+                    &info.version,
+                    entry,
+                );
             }
         }
         let mut out = Vec::new();
-        for ((_, qname), (mut versions, newest, mut entry)) in found {
-            versions.sort_by_key(|v| super::version_key(v));
-            let info = releases
-                .values()
-                .find(|r| Some(&r.package) == entry.package.as_ref() && r.version == newest)
-                .expect("the newest release was found among the releases");
+        for ((_, qname), hit) in found {
+            let (versions, newest, mut entry) = hit.finish();
+            let info = &releases[&newest];
             entry.kind = self
                 .lookup(&info.release, &qname)?
                 .first()
@@ -1387,9 +1352,65 @@ impl Engine {
     }
 }
 
+/// One entity found in several releases of a package: the versions that have it, and a
+/// payload from the newest of them.
+struct InReleases<T> {
+    versions: Vec<String>,
+    /// (release IRI, version, payload)
+    newest: Option<(String, String, T)>,
+}
+
+impl<T> Default for InReleases<T> {
+    fn default() -> Self {
+        InReleases {
+            versions: Vec::new(),
+            newest: None,
+        }
+    }
+}
+
+impl<T> InReleases<T> {
+    fn add(&mut self, release: &str, version: &str, payload: T) {
+        if !self.versions.iter().any(|v| v == version) {
+            self.versions.push(version.to_string());
+        }
+        if self
+            .newest
+            .as_ref()
+            .is_none_or(|(_, v, _)| super::version_key(version) > super::version_key(v))
+        {
+            self.newest = Some((release.to_string(), version.to_string(), payload));
+        }
+    }
+
+    /// The versions oldest first, the newest release's IRI and its payload.
+    fn finish(mut self) -> (Vec<String>, String, T) {
+        self.versions.sort_by_key(|v| super::version_key(v));
+        let (release, _, payload) = self.newest.expect("an entity is found in a release");
+        (self.versions, release, payload)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_entity_in_several_releases_keeps_the_newest_payload() {
+        let mut e = InReleases::default();
+        e.add("r2", "2.0.0", "two");
+        e.add("r10", "10.0.0", "ten");
+        e.add("r2", "2.0.0", "two again");
+        e.add("r9", "9.1.0", "nine");
+        assert_eq!(
+            e.finish(),
+            (
+                vec!["2.0.0".to_string(), "9.1.0".into(), "10.0.0".into()],
+                "r10".to_string(),
+                "ten"
+            )
+        );
+    }
 
     #[test]
     fn server_base_paths() {
