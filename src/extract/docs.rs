@@ -234,10 +234,9 @@ fn language_of_class(class: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// htmd with one change: a `<pre>` without `<code>` (Sphinx, Pygments) still becomes a fenced
-/// block, with the language of its `language-*` class.
 /// A docstring written in HTML (the AWS SDKs' TSDoc, many OpenAPI descriptions) as Markdown,
-/// for the text index's snippets and vectors; `None` when it holds no HTML element. The graph
+/// for the text index's snippets and vectors; `None` when it holds no HTML element, or code
+/// spans or doctests (Markdown, reST and Python docstrings that only mention a tag). The graph
 /// keeps the docstring as written.
 pub fn html_docstring_to_markdown(doc: &str) -> Option<String> {
     const CLOSING_TAGS: &[&str] = &[
@@ -255,17 +254,32 @@ pub fn html_docstring_to_markdown(doc: &str) -> Option<String> {
         "</note>",
         "</important>",
     ];
-    if !doc.contains("</") || !CLOSING_TAGS.iter().any(|t| doc.contains(t)) {
+    if !doc.contains("</")
+        || !CLOSING_TAGS.iter().any(|t| doc.contains(t))
+        || doc.contains('`')
+        || doc.contains(">>>")
+    {
         return None;
     }
     thread_local! {
         static CONVERTER: htmd::HtmlToMarkdown = converter();
     }
     let md = CONVERTER.with(|c| c.convert(doc)).ok()?;
-    let md = md.trim();
-    (!md.is_empty()).then(|| md.to_string())
+    // htmd escapes Markdown's characters in text (`next\_token`); the tokenizer would split
+    // the identifier at the backslash, and a reader needs no escapes in a snippet.
+    let mut out = String::with_capacity(md.len());
+    let mut chars = md.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && chars.peek().is_some_and(|n| "_*[]#\\<>!`".contains(*n)) {
+            continue;
+        }
+        out.push(c);
+    }
+    (!out.is_empty()).then_some(out)
 }
 
+/// htmd with one change: a `<pre>` without `<code>` (Sphinx, Pygments) still becomes a fenced
+/// block, with the language of its `language-*` class.
 fn converter() -> htmd::HtmlToMarkdown {
     use htmd::Element;
     use htmd::element_handler::{HandlerResult, Handlers};
@@ -563,6 +577,10 @@ mod tests {
         // As in @aws-sdk/client-ec2 and Blockfrost's OpenAPI descriptions.
         let aws = "<p>Stops an Amazon EBS-backed instance. For more information, see <a href=\"https://docs.aws.amazon.com/stop.html\">Stop and start\n   Amazon EC2 instances</a> in the <i>Amazon EC2 User Guide</i>.</p>\n<p>Use <code>Hibernate</code> to keep RAM.</p>";
         let md = html_docstring_to_markdown(aws).unwrap();
+        assert_eq!(
+            html_docstring_to_markdown("<p>Set <i>next_token</i> to page on.</p>").as_deref(),
+            Some("Set *next_token* to page on.")
+        );
         assert!(!md.contains('<'), "{md}");
         assert!(
             md.starts_with("Stops an Amazon EBS-backed instance."),
@@ -583,6 +601,8 @@ mod tests {
         for plain in [
             "Returns a List[<int>] when a < b > c.",
             "Run `x </dev/null` to close stdin.",
+            "Use <b>only</b> with `foo_bar`.",
+            "Strip tags: '<p>hi</p>' -> 'hi'\n>>> strip('<p>hi</p>')",
             "",
         ] {
             assert_eq!(html_docstring_to_markdown(plain), None, "{plain}");

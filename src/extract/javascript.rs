@@ -802,26 +802,30 @@ impl Resolver<'_> {
         if let Some(c) = own(decl) {
             return Some(Some(c));
         }
-        if depth > 8 {
-            return None;
-        }
-        if depth > 0 && decl.kind == DeclKind::Variable {
-            // A class extending a value, not a class: `declare const X_base: { new (..): X }`
-            // was read above; `declare const X: XConstructor` names an interface whose
-            // construct signatures it has. Anything else is unknown, never `()`.
-            let t = decl.type_text.as_deref()?;
-            let name = t.split('<').next().unwrap_or(t).trim();
-            let (f, local) = self.resolve_local(file, name, 0)?;
-            let interface = self.module(&f)?.decls.get(&local)?;
-            return (interface.kind == DeclKind::Interface)
-                .then(|| own(interface))
-                .flatten()
-                .map(Some);
+        if depth > 0 {
+            match decl.kind {
+                DeclKind::Class => {}
+                // A class extending a value, not a class: `declare const X_base: { new (..): X }`
+                // was read above; `declare const X: XConstructor` names an interface whose
+                // construct signatures it has.
+                DeclKind::Variable => {
+                    let t = decl.type_text.as_deref()?;
+                    let name = t.split('<').next().unwrap_or(t).trim();
+                    let (f, local) = self.resolve_local(file, name, 0)?;
+                    let interface = self.module(&f)?.decls.get(&local)?;
+                    return (interface.kind == DeclKind::Interface)
+                        .then(|| own(interface))
+                        .flatten()
+                        .map(Some);
+                }
+                // Anything else is unknown, never `()`.
+                _ => return None,
+            }
         }
         let Some(base) = decl.bases.first() else {
             return Some(None);
         };
-        if decl.kind != DeclKind::Class {
+        if depth > 8 || decl.kind != DeclKind::Class {
             return None;
         }
         // `extends Base<T>` names `Base`; `extends ns.Base` is not followed.
@@ -1214,7 +1218,8 @@ mod tests {
                  export declare class Unknown extends Opaque {}\n\
                  export declare const parse: { (text: string, strict?: boolean): Input };\n\
                  export interface Ec2 { describe(input: Input): Promise<Output> }\n\
-                 export declare class Ec2 extends Wall implements Ec2 {}\n",
+                 export declare class Ec2 extends Wall implements Ec2 { describe(): void }\n\
+                 export interface Ec2 { describe(input: Input, more: number): Promise<Output> }\n",
             ),
             f(
                 "types.d.ts",
@@ -1260,7 +1265,16 @@ mod tests {
                 "class"
             )
         );
-        assert_eq!(sig("sdk:Ec2.describe").2, "method");
+        // A member both declare is one symbol with every signature.
+        assert_eq!(
+            facts
+                .symbols
+                .iter()
+                .filter(|s| s.qualified_name == "sdk:Ec2.describe")
+                .count(),
+            1
+        );
+        assert_eq!(sig("sdk:Ec2.describe").1, 3);
         assert_eq!(
             sig("sdk:parse"),
             (

@@ -201,7 +201,7 @@ impl ModuleSyntax {
             Some(old) if old.kind == decl.kind => {
                 // Overloads and merged interfaces / classes.
                 old.sigs.extend(decl.sigs);
-                old.members.extend(decl.members);
+                merge_members(&mut old.members, decl.members);
                 old.bases.extend(decl.bases);
                 if old.doc.text.is_none() {
                     old.doc = decl.doc;
@@ -223,11 +223,13 @@ impl ModuleSyntax {
                 } else {
                     (decl, earlier)
                 };
-                class.members.extend(
+                merge_members(
+                    &mut class.members,
                     interface
                         .members
                         .into_iter()
-                        .filter(|m| !matches!(m.kind, MemberKind::Constructor | MemberKind::Call)),
+                        .filter(|m| !matches!(m.kind, MemberKind::Constructor | MemberKind::Call))
+                        .collect(),
                 );
                 if class.doc.text.is_none() {
                     class.doc = interface.doc;
@@ -235,6 +237,20 @@ impl ModuleSyntax {
                 *old = class;
             }
             Some(_) => {}
+        }
+    }
+}
+
+/// Members of merged declarations: a member both declare is one member with the signatures of
+/// both (overloads), as within one body, not two symbols of one name.
+fn merge_members(into: &mut Vec<Member>, more: Vec<Member>) {
+    for m in more {
+        match into
+            .iter_mut()
+            .find(|o| o.name == m.name && o.is_static == m.is_static)
+        {
+            Some(old) => old.sigs.extend(m.sigs),
+            None => into.push(m),
         }
     }
 }
