@@ -399,8 +399,9 @@ fn lower_relations(w: &mut Writer, package: &PackageId, release: &NamedNode, fac
     w.str(release, rg::RELATION_TABLE, &table);
 }
 
-/// `name\tcanonical\tkind` for every public name (read back by `answer::name_rows`): one read gives the candidate ranker
-/// everything (decoding tens of thousands of separate literals takes seconds). The lines are
+/// `name\tcanonical\tkind` for every public name (read back by `answer::name_rows`): one read
+/// gives the candidate ranker everything (decoding tens of thousands of separate literals takes
+/// seconds). The lines are
 /// ordered by lower-cased last name component, so that loading the table groups it in one pass
 /// (see `NameTable::parse`): a not-found answer in a release not asked about before loads it.
 pub(crate) fn name_table(facts: &ReleaseFacts) -> String {

@@ -789,41 +789,28 @@ impl Resolver<'_> {
         out
     }
 
-    /// The constructor a class is built with: its own, else its base class's (followed through
-    /// this package's files). `Some(None)`: no constructor anywhere, so `new X()`; `None`: the
-    /// base is outside the package (or not a class), so the signature is unknown.
-    fn constructor<'d>(
-        &'d self,
-        file: &str,
-        decl: &'d Decl,
-        depth: usize,
-    ) -> Option<Option<&'d syntax::Member>> {
-        let own = |d: &'d Decl| d.members.iter().find(|m| m.kind == MemberKind::Constructor);
-        if let Some(c) = own(decl) {
-            return Some(Some(c));
+    /// The construct signatures a class is built with: its own, else its base class's (followed
+    /// through this package's files), or those of a declared value it extends
+    /// (`declare const X_base: { new (input: I): X }`, as tsc writes for every AWS SDK command).
+    /// Empty: no constructor anywhere, so `new X()`; `None`: the base is outside the package or
+    /// of another shape, so the signature is unknown (never a made-up `()`).
+    fn constructor(&self, file: &str, decl: &Decl, depth: usize) -> Option<Vec<Sig>> {
+        if depth > 0 && decl.kind == DeclKind::Variable {
+            let sigs = self.value_signatures(file, decl, MemberKind::Constructor);
+            return (!sigs.is_empty()).then_some(sigs);
         }
-        if depth > 0 {
-            match decl.kind {
-                DeclKind::Class => {}
-                // A class extending a value, not a class: `declare const X_base: { new (..): X }`
-                // was read above; `declare const X: XConstructor` names an interface whose
-                // construct signatures it has.
-                DeclKind::Variable => {
-                    let t = decl.type_text.as_deref()?;
-                    let name = t.split('<').next().unwrap_or(t).trim();
-                    let (f, local) = self.resolve_local(file, name, 0)?;
-                    let interface = self.module(&f)?.decls.get(&local)?;
-                    return (interface.kind == DeclKind::Interface)
-                        .then(|| own(interface))
-                        .flatten()
-                        .map(Some);
-                }
-                // Anything else is unknown, never `()`.
-                _ => return None,
-            }
+        if let Some(c) = decl
+            .members
+            .iter()
+            .find(|m| m.kind == MemberKind::Constructor)
+        {
+            return Some(c.sigs.clone());
+        }
+        if depth > 0 && decl.kind != DeclKind::Class {
+            return None;
         }
         let Some(base) = decl.bases.first() else {
-            return Some(None);
+            return Some(vec![]);
         };
         if depth > 8 || decl.kind != DeclKind::Class {
             return None;
@@ -835,10 +822,34 @@ impl Resolver<'_> {
         self.constructor(&f, base_decl, depth + 1)
     }
 
-    /// The call signatures of a declared type, in TypeScript's order: an interface's own, then
-    /// those of the interfaces it extends; the parts of an intersection one after the other;
-    /// a type alias of a function type. Types from outside the package contribute nothing.
-    fn call_signatures(&self, file: &str, type_text: &str, depth: usize) -> Vec<Sig> {
+    /// The signatures of `kind` (call or construct) a declared value has: those of its object
+    /// type (`declare const parse: { (text: string): T }`), else those of the type it names.
+    fn value_signatures(&self, file: &str, decl: &Decl, kind: MemberKind) -> Vec<Sig> {
+        let own: Vec<Sig> = decl
+            .members
+            .iter()
+            .filter(|m| m.kind == kind)
+            .flat_map(|m| m.sigs.iter().cloned())
+            .collect();
+        match &decl.type_text {
+            Some(t) if own.is_empty() && decl.kind == DeclKind::Variable => {
+                self.type_signatures(file, t, kind, 0)
+            }
+            _ => own,
+        }
+    }
+
+    /// The call (or construct) signatures of a declared type, in TypeScript's order: an
+    /// interface's own, then those of the interfaces it extends; the parts of an intersection
+    /// one after the other; a type alias of a function type (call signatures only). Types from
+    /// outside the package contribute nothing.
+    fn type_signatures(
+        &self,
+        file: &str,
+        type_text: &str,
+        kind: MemberKind,
+        depth: usize,
+    ) -> Vec<Sig> {
         if depth > 8 {
             return vec![];
         }
@@ -860,19 +871,20 @@ impl Resolver<'_> {
             };
             match decl.kind {
                 DeclKind::Interface => {
-                    for m in decl.members.iter().filter(|m| m.kind == MemberKind::Call) {
+                    for m in decl.members.iter().filter(|m| m.kind == kind) {
                         out.extend(m.sigs.iter().cloned());
                     }
                     for b in &decl.bases {
-                        out.extend(self.call_signatures(&f, b, depth + 1));
+                        out.extend(self.type_signatures(&f, b, kind, depth + 1));
                     }
                 }
-                DeclKind::TypeAlias if !decl.sigs.is_empty() => {
+                // A function type has call signatures only; its text names no type to follow.
+                DeclKind::TypeAlias if !decl.sigs.is_empty() && kind == MemberKind::Call => {
                     out.extend(decl.sigs.iter().cloned())
                 }
                 DeclKind::TypeAlias => {
                     if let Some(t) = &decl.type_text {
-                        out.extend(self.call_signatures(&f, t, depth + 1));
+                        out.extend(self.type_signatures(&f, t, kind, depth + 1));
                     }
                 }
                 _ => {}
@@ -920,8 +932,10 @@ impl Resolver<'_> {
             DeclKind::Class | DeclKind::Interface => {
                 let is_class = decl.kind == DeclKind::Class;
                 let mut s = match self.constructor(file, decl, 0) {
-                    Some(Some(c)) if is_class => callable(base, &c.sigs, display, "new "),
-                    Some(None) if is_class => Symbol {
+                    Some(sigs) if is_class && !sigs.is_empty() => {
+                        callable(base, &sigs, display, "new ")
+                    }
+                    Some(_) if is_class => Symbol {
                         has_signature: true,
                         signature_text: Some(format!("new {display}()")),
                         ..base
@@ -971,17 +985,7 @@ impl Resolver<'_> {
             DeclKind::TypeAlias | DeclKind::Enum | DeclKind::Variable | DeclKind::Namespace => {
                 // `declare const computed: IComputedFactory`, an interface with call
                 // signatures: the value is called like a function.
-                let own: Vec<Sig> = decl
-                    .members
-                    .iter()
-                    .filter(|m| m.kind == MemberKind::Call)
-                    .flat_map(|m| m.sigs.iter().cloned())
-                    .collect();
-                let sigs = match (decl.kind, &decl.type_text) {
-                    _ if !own.is_empty() => own,
-                    (DeclKind::Variable, Some(t)) => self.call_signatures(file, t, 0),
-                    _ => vec![],
-                };
+                let sigs = self.value_signatures(file, decl, MemberKind::Call);
                 if !sigs.is_empty() {
                     let mut s = callable(base, &sigs, display, "");
                     s.kind = SymbolKind::Function;
