@@ -6,6 +6,7 @@
 
 mod resolve;
 
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node, Parser, Query, QueryCursor, StreamingIterator};
@@ -88,7 +89,15 @@ pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits
     let mut diagnostics = Vec::new();
     let mut modules = Vec::new();
     let chosen = choose_module_files(files);
-    let parsed = crate::extract::parallel_map(&chosen, |(module, file)| parse_module(module, file));
+    let parsed = crate::extract::parallel_map(&chosen, |(module, file, stub)| {
+        let (mut syntax, mut diags) = parse_module(module, file);
+        if let Some(stub) = stub {
+            let (stub, mut more) = parse_module(module, stub);
+            diags.append(&mut more);
+            merge_stub(&mut syntax, stub);
+        }
+        (syntax, diags)
+    });
     for (syntax, mut diags) in parsed {
         diagnostics.append(&mut diags);
         modules.push(syntax);
@@ -106,23 +115,96 @@ pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits
     facts
 }
 
-/// Maps files to dotted module names; a `.pyi` stub wins over the `.py` beside it.
-fn choose_module_files(files: &[SourceFile]) -> Vec<(ModuleName, &SourceFile)> {
-    let mut by_module: std::collections::BTreeMap<String, (ModuleName, &SourceFile)> =
-        Default::default();
+/// Maps files to dotted module names: each module's source file, and its `.pyi` stub when it
+/// has both (a module with only a stub reads the stub).
+fn choose_module_files(
+    files: &[SourceFile],
+) -> Vec<(ModuleName, &SourceFile, Option<&SourceFile>)> {
+    type Pair<'f> = (ModuleName, Option<&'f SourceFile>, Option<&'f SourceFile>);
+    let mut by_module: std::collections::BTreeMap<String, Pair> = Default::default();
     for f in files {
         let Some(m) = module_name_for(&f.path) else {
             continue;
         };
-        let is_stub = f.path.ends_with(".pyi");
-        match by_module.get(&m.dotted) {
-            Some((_, old)) if old.path.ends_with(".pyi") || !is_stub => continue,
-            _ => {
-                by_module.insert(m.dotted.clone(), (m, f));
-            }
+        let entry = by_module
+            .entry(m.dotted.clone())
+            .or_insert_with(|| (m, None, None));
+        let slot = if f.path.ends_with(".pyi") {
+            &mut entry.2
+        } else {
+            &mut entry.1
+        };
+        slot.get_or_insert(f);
+    }
+    by_module
+        .into_values()
+        .filter_map(|(m, source, stub)| match (source, stub) {
+            (Some(source), stub) => Some((m, source, stub)),
+            (None, stub) => Some((m, stub?, None)),
+        })
+        .collect()
+}
+
+/// Completes a module's source with its stub. The source is what runs, so its names,
+/// parameters and defaults stand; the stub gives the types of the functions it declares with
+/// the same parameters (what type checkers read), and what the source leaves out: docstrings,
+/// overloads, and the definitions only the stub has (made at run time, as `attrs` does).
+fn merge_stub(source: &mut ModuleSyntax, stub: ModuleSyntax) {
+    let bound: HashSet<String> = source.bindings.iter().map(|b| b.name.clone()).collect();
+    for d in stub.defs {
+        if let Some(mine) = source.defs.iter_mut().find(|m| m.name == d.name) {
+            merge_def(mine, d);
+        } else if !bound.contains(&d.name) {
+            source.defs.push(d);
         }
     }
-    by_module.into_values().collect()
+    if source.doc.is_none() {
+        source.doc = stub.doc;
+    }
+}
+
+fn merge_def(mine: &mut Def, stub: Def) {
+    if mine.kind != stub.kind {
+        return;
+    }
+    if mine.doc.is_none() {
+        mine.doc = stub.doc;
+    }
+    if mine.kind == DefKind::Function {
+        let alike = mine.params.len() == stub.params.len()
+            && mine
+                .params
+                .iter()
+                .zip(&stub.params)
+                .all(|(a, b)| a.name == b.name && a.kind == b.kind);
+        if alike {
+            // Type checkers read the stub: its types win where it states them.
+            for (a, b) in mine.params.iter_mut().zip(stub.params) {
+                if b.annotation.is_some() {
+                    a.annotation = b.annotation;
+                }
+            }
+            if stub.returns.is_some() {
+                mine.returns = stub.returns;
+            }
+        }
+        if mine.overloads.is_empty() && stub.overloads.len() > 1 {
+            mine.overloads = stub.overloads;
+        }
+        return;
+    }
+    for m in stub.members {
+        if let Some(own) = mine.members.iter_mut().find(|o| o.name == m.name) {
+            merge_def(own, m);
+        } else if !mine.member_aliases.iter().any(|a| a.name == m.name) {
+            mine.members.push(m);
+        }
+    }
+    for a in stub.attributes {
+        if !mine.attributes.iter().any(|o| o.name == a.name) {
+            mine.attributes.push(a);
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,6 +268,9 @@ pub struct Binding {
     pub name: String,
     pub target: BindingTarget,
     pub line: usize,
+    /// Bound under `if TYPE_CHECKING:`: it names types for annotations, and does not exist
+    /// when the module runs, so it exports nothing.
+    pub type_only: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -221,8 +306,14 @@ pub struct Def {
     pub overloads: Vec<Vec<Param>>,
     /// Class body: methods and nested classes (all names, private ones included).
     pub members: Vec<Def>,
-    /// Class body `alias = name` assignments.
-    pub member_aliases: Vec<(String, String)>,
+    /// Class body assignments that bind a callable: `alias = name`, `x = property(f)`,
+    /// `visit_Add = _make_binop("+")`.
+    pub member_aliases: Vec<MemberAlias>,
+    /// What a factory function returns when it is a function of its own: `def f(...): ...`
+    /// followed by `return f`, the only return of the body.
+    pub returned: Option<Box<Def>>,
+    /// Names a class body `del`etes, with the statement's line: bindings before it are gone.
+    pub deleted: Vec<(String, usize)>,
     /// Class body annotated fields `name: T [= default]`, for synthesised constructors.
     pub fields: Vec<Field>,
     /// Public instance attributes with a stated or constructed type: annotated class-level
@@ -230,6 +321,30 @@ pub struct Def {
     pub attributes: Vec<AttrFact>,
     /// HTTP requests a function's body sends with a literal path.
     pub requests: Vec<RequestFact>,
+}
+
+/// A class-body assignment binding a callable under a name (each target of `a = b = x`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemberAlias {
+    pub name: String,
+    pub value: AliasValue,
+    /// The assignment's line: a later binding of the same name replaces an earlier one.
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AliasValue {
+    /// `alias = name`.
+    Name(String),
+    /// `x = staticmethod(f)`, `classmethod(f)`, `property(fget, ..., doc="...")`: the wrapper,
+    /// `f` when it is a plain name, and the `doc=` string.
+    Wrapped {
+        wrapper: &'static str,
+        target: Option<String>,
+        doc: Option<String>,
+    },
+    /// `x = factory(...)`: the function that `factory` (of this class or module) returns.
+    Made(String),
 }
 
 /// An attribute whose type the source states: `customers: CustomerService` in a class body,
@@ -253,6 +368,30 @@ pub struct Field {
 }
 
 impl Def {
+    /// A function of that name with nothing known about it yet.
+    pub fn function(name: &str) -> Def {
+        Def {
+            name: name.to_string(),
+            kind: DefKind::Function,
+            line: 0,
+            params: vec![],
+            returns: None,
+            is_async: false,
+            doc: None,
+            decorators: vec![],
+            bases: vec![],
+            deprecation: None,
+            overloads: vec![],
+            members: vec![],
+            member_aliases: vec![],
+            returned: None,
+            deleted: vec![],
+            fields: vec![],
+            attributes: vec![],
+            requests: vec![],
+        }
+    }
+
     pub fn has_decorator(&self, names: &[&str]) -> bool {
         self.decorators.iter().any(|d| {
             let head = d.split('(').next().unwrap_or(d);
@@ -308,11 +447,26 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
     let q = queries();
     // Only the module body, class bodies and the blocks of module-level `if`/`try`/`with` can
     // hold API; the queries run on those nodes alone and never walk into function bodies.
-    let mut scope = Scope::default();
+    let mut scope = Scope {
+        src,
+        defs: Vec::new(),
+        statements: Vec::new(),
+        deletions: Vec::new(),
+        type_checking: Vec::new(),
+    };
     scope.walk(root);
     collect_defs(&q.definitions, &scope.defs, src, &mut syntax);
     collect_imports(&q.imports, &scope.statements, src, &mut syntax);
     collect_assignments(&q.assignments, &scope.statements, src, &mut syntax);
+    collect_deletions(&scope.deletions, src, &mut syntax);
+    if !scope.type_checking.is_empty() {
+        let typing = |line: usize| scope.type_checking.iter().any(|r| r.contains(&line));
+        for b in &mut syntax.bindings {
+            b.type_only = typing(b.line);
+        }
+        // Classes and functions defined for type checkers only do not exist at run time.
+        syntax.defs.retain(|d| !typing(d.line));
+    }
     // Deprecation warnings sit inside function bodies; skip the walk when none can be there.
     if contains(src, b"warn(") && contains(src, b"Warning") {
         collect_deprecation_warnings(&q.deprecations, root, src, &mut syntax);
@@ -321,10 +475,14 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
 }
 
 /// The definitions and simple statements in scopes that can hold API.
-#[derive(Default)]
 struct Scope<'t> {
+    src: &'t [u8],
     defs: Vec<Node<'t>>,
     statements: Vec<Node<'t>>,
+    /// `del` statements of class bodies.
+    deletions: Vec<Node<'t>>,
+    /// The lines of `if TYPE_CHECKING:` blocks.
+    type_checking: Vec<std::ops::RangeInclusive<usize>>,
 }
 
 impl<'t> Scope<'t> {
@@ -332,6 +490,35 @@ impl<'t> Scope<'t> {
         let mut cursor = block.walk();
         for child in block.named_children(&mut cursor) {
             match child.kind() {
+                // A branch only Python 2 takes (`if PY2:`) binds nothing today, and a script's
+                // `if __name__ == "__main__":` nothing on import: walk the other branches.
+                "if_statement" | "elif_clause"
+                    if child.child_by_field_name("condition").is_some_and(|c| {
+                        let c = text(c, self.src);
+                        python2_only(c) || runs_as_script(c)
+                    }) =>
+                {
+                    let mut c = child.walk();
+                    let rest: Vec<Node<'t>> = child
+                        .children_by_field_name("alternative", &mut c)
+                        .collect();
+                    for alternative in rest {
+                        self.walk(alternative);
+                    }
+                }
+                "delete_statement" => self.deletions.push(child),
+                "if_statement"
+                    if child.child_by_field_name("condition").is_some_and(|c| {
+                        let c = text(c, self.src);
+                        c.rsplit('.').next() == Some("TYPE_CHECKING")
+                    }) =>
+                {
+                    if let Some(block) = child.child_by_field_name("consequence") {
+                        self.type_checking
+                            .push(line_of(block)..=block.end_position().row + 1);
+                    }
+                    self.walk(child);
+                }
                 "decorated_definition" => {
                     if let Some(def) = child.child_by_field_name("definition") {
                         self.definition(def);
@@ -356,6 +543,50 @@ impl<'t> Scope<'t> {
             self.walk(body);
         }
     }
+}
+
+/// `__name__ == "__main__"`, either way round, either quotes.
+fn runs_as_script(condition: &str) -> bool {
+    let c: String = condition
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| if c == '\'' { '"' } else { c })
+        .collect();
+    c == "__name__==\"__main__\"" || c == "\"__main__\"==__name__"
+}
+
+/// Whether an `if` condition holds on Python 2 only: `PY2`, `six.PY2`, `not PY3`,
+/// `sys.version_info < (3,)`, `sys.version_info[0] == 2`, `sys.version_info.major < 3`.
+fn python2_only(condition: &str) -> bool {
+    let c: String = condition.chars().filter(|c| !c.is_whitespace()).collect();
+    let dotted = |s: &str, flags: &[&str]| {
+        s.chars()
+            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.')
+            && flags.contains(&s.rsplit('.').next().unwrap_or(s))
+    };
+    if dotted(&c, &["PY2", "_PY2", "IS_PY2", "PYTHON2"]) {
+        return true;
+    }
+    if let Some(rest) = c.strip_prefix("not")
+        && dotted(rest, &["PY3", "_PY3", "IS_PY3", "PYTHON3"])
+    {
+        return true;
+    }
+    c.strip_prefix("sys.version_info").is_some_and(|rest| {
+        matches!(
+            rest,
+            "<(3,)"
+                | "<(3,0)"
+                | "<(3,0,0)"
+                | "[0]<3"
+                | "[0]==2"
+                | "[0]<=2"
+                | ".major<3"
+                | ".major==2"
+                | ".major<=2"
+                | "[:1]==(2,)"
+        )
+    })
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -561,6 +792,8 @@ fn build_def(
         overloads: Vec::new(),
         members: Vec::new(),
         member_aliases: Vec::new(),
+        returned: None,
+        deleted: Vec::new(),
         fields: Vec::new(),
         attributes: Vec::new(),
         requests: Vec::new(),
@@ -569,6 +802,7 @@ fn build_def(
         && let Some(b) = body
     {
         def.requests = body_requests(b, src);
+        def.returned = returned_def(b, src).map(Box::new);
     }
     if def.name == "__init__"
         && let (Some(b), Some(p)) = (body, params)
@@ -605,6 +839,163 @@ fn build_def(
         }
     }
     def
+}
+
+/// A factory's product: the function defined in `body` whose name the body's only `return`
+/// gives (`def visitor(self, node): ...` then `return visitor`).
+fn returned_def(body: Node, src: &[u8]) -> Option<Def> {
+    let mut cursor = body.walk();
+    let statements: Vec<Node> = body.named_children(&mut cursor).collect();
+    // Cheap test first: most bodies define no function.
+    if !statements
+        .iter()
+        .any(|s| matches!(s.kind(), "function_definition" | "decorated_definition"))
+    {
+        return None;
+    }
+    let mut returns = Vec::new();
+    returns_of(body, &mut returns);
+    let [ret] = returns[..] else {
+        return None;
+    };
+    if ret.parent() != Some(body) {
+        return None;
+    }
+    let mut value = ret.named_child(0)?;
+    // `return t.cast(F, f)`: `cast` returns its second argument unchanged.
+    if value.kind() == "call"
+        && value
+            .child_by_field_name("function")
+            .is_some_and(|f| text(f, src).rsplit('.').next() == Some("cast"))
+        && let Some(args) = value.child_by_field_name("arguments")
+        && args.named_child_count() == 2
+    {
+        value = args.named_child(1)?;
+    }
+    if value.kind() != "identifier" {
+        return None;
+    }
+    let name = text(value, src);
+    let def = statements
+        .iter()
+        .filter(|s| s.start_byte() < ret.start_byte())
+        .filter_map(|s| match s.kind() {
+            "decorated_definition" => s.child_by_field_name("definition"),
+            _ => Some(*s),
+        })
+        .filter(|d| d.kind() == "function_definition")
+        .rfind(|d| {
+            d.child_by_field_name("name")
+                .is_some_and(|n| text(n, src) == name)
+        })?;
+    Some(build_def(
+        def,
+        def.child_by_field_name("parameters"),
+        def.child_by_field_name("return_type"),
+        None,
+        def.child_by_field_name("body"),
+        src,
+    ))
+}
+
+/// The `return` statements of a function body, not counting those of functions, lambdas or
+/// classes nested in it.
+fn returns_of<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        match child.kind() {
+            "return_statement" => out.push(child),
+            "function_definition" | "class_definition" | "lambda" => {}
+            _ => returns_of(child, out),
+        }
+    }
+}
+
+/// What a class-body assignment's value binds, when it is a callable the class then has:
+/// a name, a `staticmethod`/`classmethod`/`property` wrapper, or a call of a factory.
+fn alias_value(value: Node, src: &[u8]) -> Option<AliasValue> {
+    match value.kind() {
+        "identifier" => Some(AliasValue::Name(text(value, src).to_string())),
+        "call" => {
+            let func = value.child_by_field_name("function")?;
+            if func.kind() != "identifier" {
+                return None;
+            }
+            let func = text(func, src);
+            let wrapper = match func {
+                "staticmethod" => "staticmethod",
+                "classmethod" => "classmethod",
+                "property" => "property",
+                _ => return Some(AliasValue::Made(func.to_string())),
+            };
+            let args = value.child_by_field_name("arguments")?;
+            let mut target = None;
+            let mut doc = None;
+            let mut cursor = args.walk();
+            for (i, arg) in args
+                .named_children(&mut cursor)
+                .filter(|a| a.kind() != "comment")
+                .enumerate()
+            {
+                if i == 0 && arg.kind() == "identifier" {
+                    target = Some(text(arg, src).to_string());
+                } else if arg.kind() == "keyword_argument" {
+                    let key = arg.child_by_field_name("name").map(|n| text(n, src));
+                    let Some(v) = arg.child_by_field_name("value") else {
+                        continue;
+                    };
+                    match key {
+                        Some("fget") if v.kind() == "identifier" => {
+                            target = Some(text(v, src).to_string());
+                        }
+                        Some("doc") if v.kind() == "string" => {
+                            doc = string_literal_value(text(v, src)).map(|d| cleandoc(&d));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Some(AliasValue::Wrapped {
+                wrapper,
+                target,
+                doc,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The targets and final value of `a = b = value` (tree-sitter nests the later targets as the
+/// right-hand side).
+fn chained<'t>(
+    first: &str,
+    value: Option<Node<'t>>,
+    src: &[u8],
+) -> (Vec<String>, Option<Node<'t>>) {
+    let mut names = vec![first.to_string()];
+    let mut value = value;
+    while let Some(v) = value
+        && v.kind() == "assignment"
+    {
+        let Some(left) = v.child_by_field_name("left") else {
+            break;
+        };
+        // `(b) = x`: black wraps long chains of targets in parentheses.
+        let mut left = left;
+        while matches!(left.kind(), "parenthesized_expression" | "tuple_pattern")
+            && left.named_child_count() == 1
+            // `(b,) = x` unpacks a sequence instead.
+            && !text(left, src).trim_end_matches(')').trim_end().ends_with(',')
+            && let Some(inner) = left.named_child(0)
+        {
+            left = inner;
+        }
+        if left.kind() == "identifier" {
+            names.push(text(left, src).to_string());
+        }
+        value = v.child_by_field_name("right");
+    }
+    (names, value)
 }
 
 /// The public attributes an `__init__` sets on its receiver, each with its annotation or the
@@ -1104,6 +1495,7 @@ fn collect_import(
                         name,
                         target: BindingTarget::Module(target),
                         line,
+                        type_only: false,
                     });
                 }
             }
@@ -1141,6 +1533,7 @@ fn collect_import(
                             name: name.to_string(),
                         },
                         line,
+                        type_only: false,
                     });
                 }
             }
@@ -1226,7 +1619,17 @@ fn collect_assignment(
             let Some(def) = find_class_mut(&mut syntax.defs, &path) else {
                 continue;
             };
-            if let Some(t) = ty {
+            if ty.is_some()
+                && let Some(wrapped @ AliasValue::Wrapped { .. }) =
+                    value.and_then(|v| alias_value(v, src))
+            {
+                // `default: Callable[[Any], Any] = staticmethod(_default)`: a method.
+                def.member_aliases.push(MemberAlias {
+                    name: name.to_string(),
+                    value: wrapped,
+                    line: line_of(stmt),
+                });
+            } else if let Some(t) = ty {
                 if !name.starts_with('_') {
                     def.attributes.push(AttrFact {
                         name: name.to_string(),
@@ -1241,11 +1644,16 @@ fn collect_assignment(
                     annotation: collapse_ws(text(t, src)),
                     default: value.map(|v| text(v, src).to_string()),
                 });
-            } else if let Some(v) = value
-                && v.kind() == "identifier"
-            {
-                def.member_aliases
-                    .push((name.to_string(), text(v, src).to_string()));
+            } else {
+                let (targets, value) = chained(name, value, src);
+                if let Some(v) = value.and_then(|v| alias_value(v, src)) {
+                    def.member_aliases
+                        .extend(targets.into_iter().map(|name| MemberAlias {
+                            name,
+                            value: v.clone(),
+                            line: line_of(stmt),
+                        }));
+                }
             }
             continue;
         }
@@ -1268,8 +1676,11 @@ fn collect_assignment(
             }
             continue;
         }
-        if pattern == "assignment"
-            && let Some(v) = value
+        if pattern != "assignment" {
+            continue;
+        }
+        let (targets, value) = chained(name, value, src);
+        if let Some(v) = value
             && matches!(v.kind(), "identifier" | "attribute")
         {
             let expr = text(v, src);
@@ -1277,13 +1688,45 @@ fn collect_assignment(
                 .chars()
                 .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
             {
-                syntax.bindings.push(Binding {
-                    name: name.to_string(),
-                    target: BindingTarget::Expr(expr.to_string()),
-                    line: line_of(stmt),
-                });
+                syntax
+                    .bindings
+                    .extend(targets.into_iter().map(|name| Binding {
+                        name,
+                        target: BindingTarget::Expr(expr.to_string()),
+                        line: line_of(stmt),
+                        type_only: false,
+                    }));
             }
         }
+    }
+}
+
+/// `del a, b` in class bodies (module-level ones are not followed).
+fn collect_deletions(statements: &[Node], src: &[u8], syntax: &mut ModuleSyntax) {
+    fn names<'t>(node: Node<'t>, src: &[u8], out: &mut Vec<String>) {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match child.kind() {
+                "identifier" => out.push(text(child, src).to_string()),
+                "expression_list" | "tuple" | "parenthesized_expression" => names(child, src, out),
+                _ => {}
+            }
+        }
+    }
+    for stmt in statements {
+        if enclosing_def(*stmt).is_none_or(|d| d.kind() != "class_definition") {
+            continue;
+        }
+        let Some(path) = class_path(*stmt, src) else {
+            continue;
+        };
+        let Some(def) = find_class_mut(&mut syntax.defs, &path) else {
+            continue;
+        };
+        let mut deleted = Vec::new();
+        names(*stmt, src, &mut deleted);
+        let line = line_of(*stmt);
+        def.deleted.extend(deleted.into_iter().map(|n| (n, line)));
     }
 }
 
@@ -1377,40 +1820,15 @@ fn namedtuple_class(name: &str, value: Node, src: &[u8]) -> Option<Def> {
     init_params.extend(params);
     let line = line_of(value);
     let init = Def {
-        name: "__new__".into(),
-        kind: DefKind::Function,
         line,
         params: init_params,
-        returns: None,
-        is_async: false,
-        doc: None,
-        decorators: vec![],
-        bases: vec![],
-        deprecation: None,
-        overloads: vec![],
-        members: vec![],
-        member_aliases: vec![],
-        fields: vec![],
-        attributes: vec![],
-        requests: vec![],
+        ..Def::function("__new__")
     };
     Some(Def {
-        name: name.to_string(),
         kind: DefKind::Class,
         line,
-        params: vec![],
-        returns: None,
-        is_async: false,
-        doc: None,
-        decorators: vec![],
-        bases: vec![],
-        deprecation: None,
-        overloads: vec![],
         members: vec![init],
-        member_aliases: vec![],
-        fields: vec![],
-        attributes: vec![],
-        requests: vec![],
+        ..Def::function(name)
     })
 }
 

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
-use super::{BindingTarget, Def, DefKind, ModuleSyntax};
+use super::{AliasValue, BindingTarget, Def, DefKind, MemberAlias, ModuleSyntax};
 use crate::model::{Param, ParamKind, Relation, RelationKind, ReleaseFacts, Symbol, SymbolKind};
 
 /// Canonical public name of each public top-level definition, with its other public paths.
@@ -136,7 +136,12 @@ impl<'a> Resolver<'a> {
             .defs
             .iter()
             .map(|d| d.name.clone())
-            .chain(m.bindings.iter().map(|b| b.name.clone()))
+            .chain(
+                m.bindings
+                    .iter()
+                    .filter(|b| !b.type_only)
+                    .map(|b| b.name.clone()),
+            )
             .filter(|n| is_public_name(n))
             .collect();
         for s in &m.star_imports {
@@ -163,7 +168,12 @@ impl<'a> Resolver<'a> {
         m.defs
             .iter()
             .map(|d| d.name.clone())
-            .chain(m.bindings.iter().map(|b| b.name.clone()))
+            .chain(
+                m.bindings
+                    .iter()
+                    .filter(|b| !b.type_only)
+                    .map(|b| b.name.clone()),
+            )
             .collect()
     }
 
@@ -496,17 +506,33 @@ impl<'a> Resolver<'a> {
             } else {
                 None
             };
-            let members = odef
+            let made: Vec<(usize, Def)> = odef
+                .member_aliases
+                .iter()
+                .filter_map(|a| Some((a.line, self.alias_def(*k, odef, a)?)))
+                .collect();
+            // Python keeps a name's last binding: `def f` then `f = staticmethod(f)` is the
+            // static method.
+            let mut last_line: HashMap<&str, usize> = HashMap::new();
+            let bindings = odef
                 .members
                 .iter()
                 .filter(|m| m.kind == DefKind::Function)
-                .map(|m| (m.name.clone(), m))
-                .chain(odef.member_aliases.iter().filter_map(|(alias, target)| {
-                    odef.members
-                        .iter()
-                        .find(|m| &m.name == target && m.kind == DefKind::Function)
-                        .map(|m| (alias.clone(), m))
-                }));
+                .map(|m| (m.line, m))
+                .chain(made.iter().map(|(line, d)| (*line, d)));
+            for (line, m) in bindings.clone() {
+                let l = last_line.entry(&m.name).or_default();
+                *l = (*l).max(line);
+            }
+            let members = bindings
+                .filter(|(line, m)| {
+                    last_line.get(m.name.as_str()) == Some(line)
+                        && !odef
+                            .deleted
+                            .iter()
+                            .any(|(name, at)| name == &m.name && at > line)
+                })
+                .map(|(_, m)| (m.name.clone(), m));
             for (mname, m) in members {
                 // A private method the class defines itself (dunders are protocol, not private).
                 if !is_public_name(&mname)
@@ -550,8 +576,11 @@ impl<'a> Resolver<'a> {
                 for o in &mut sym.overloads {
                     mangle(o, opath.last().map(String::as_str).unwrap_or(""));
                 }
-                if kind == SymbolKind::Property {
+                if kind == SymbolKind::Property || m.has_decorator(&["wraps"]) {
+                    // A property has no call signature; `@functools.wraps(g)` makes the
+                    // signature `g`'s, which the source does not show.
                     sym.params.clear();
+                    sym.overloads.clear();
                     sym.has_signature = false;
                 } else if kind != SymbolKind::Staticmethod {
                     drop_receiver(&mut sym.params);
@@ -562,6 +591,49 @@ impl<'a> Resolver<'a> {
                 facts.symbols.push(sym);
             }
         }
+    }
+
+    /// The function a class-body assignment binds, named as the assignment names it: the
+    /// class's own function for `alias = name`; for a wrapper or a factory call, a function of
+    /// the class or of its module. `None` when the source does not show it.
+    fn alias_def(&self, module: usize, class: &Def, alias: &MemberAlias) -> Option<Def> {
+        let local = |name: &str| {
+            class
+                .members
+                .iter()
+                .chain(&self.modules[module].defs)
+                .find(|d| d.name == name && d.kind == DefKind::Function)
+        };
+        let mut def = match &alias.value {
+            AliasValue::Name(target) => class
+                .members
+                .iter()
+                .find(|m| &m.name == target && m.kind == DefKind::Function)?
+                .clone(),
+            AliasValue::Wrapped {
+                wrapper,
+                target,
+                doc,
+            } => {
+                let mut def = match target.as_deref().and_then(local) {
+                    Some(d) => d.clone(),
+                    // A property's getter may live elsewhere: it is still a property.
+                    None if *wrapper == "property" => Def {
+                        line: alias.line,
+                        ..Def::function(&alias.name)
+                    },
+                    None => return None,
+                };
+                def.decorators = vec![wrapper.to_string()];
+                if doc.is_some() {
+                    def.doc = doc.clone();
+                }
+                def
+            }
+            AliasValue::Made(factory) => local(factory)?.returned.as_deref()?.clone(),
+        };
+        def.name = alias.name.clone();
+        Some(def)
     }
 
     /// The public class a type expression names, when it names exactly one instance of one:
@@ -855,7 +927,17 @@ fn member_kind(m: &Def) -> SymbolKind {
         SymbolKind::Staticmethod
     } else if m.has_decorator(&["classmethod"]) {
         SymbolKind::Classmethod
-    } else if m.has_decorator(&["property", "cached_property", "getter"]) {
+    } else if m.has_decorator(&["getter"])
+        || m.decorators.iter().any(|d| {
+            // `property`, `cached_property`, `locked_cached_property`, `memoized_property`,
+            // `abc.abstractproperty`: descriptors read as attributes.
+            let head = d.split('(').next().unwrap_or(d);
+            head.rsplit('.')
+                .next()
+                .unwrap_or(head)
+                .ends_with("property")
+        })
+    {
         SymbolKind::Property
     } else {
         SymbolKind::Method
@@ -1028,5 +1110,130 @@ mod tests {
             .unwrap();
         assert_eq!(d.params.len(), 2);
         assert_eq!(d.params[1].default.as_deref(), Some("'a'"));
+    }
+
+    #[test]
+    fn callables_bound_by_class_body_assignments_are_members() {
+        let src = r#"import functools
+import typing as t
+PY2 = False
+
+def _make_binop(op):
+    @optimizeconst
+    def visitor(self, node, frame):
+        return op
+    return visitor
+
+def _dict_all(meth):
+    @functools.wraps(meth)
+    def proxy(self):
+        return meth(self)
+    return t.cast(t.Any, proxy)
+
+def _get_lexer(env):
+    "The getter."
+
+class V:
+    def _simple(self, node, **kw): ...
+    visit_A = (
+        visit_B
+    ) = visit_C = _simple
+    (visit_D,) = [_simple]
+
+    def binop(op):
+        def made(self, left, right): ...
+        return made
+    visit_Add = _make_binop("+")
+    visit_Sub = binop("-")
+    del binop
+    keys = _dict_all("keys")
+    lexer = property(_get_lexer, doc="The lexer.")
+    def make(x, y): ...
+    make = staticmethod(make)
+    if PY2:
+        iterkeys = _dict_all("iterkeys")
+        def py2_only(self): ...
+    else:
+        def py3_only(self): ...
+"#;
+        let facts = extract(&files(&[("p/__init__.py", src)]));
+        let get = |q: &str| facts.symbols.iter().find(|s| s.qualified_name == q);
+        let sig = |q: &str| {
+            let s = get(q).unwrap_or_else(|| panic!("{q} missing"));
+            (
+                s.kind,
+                crate::model::render_params(&s.params),
+                s.has_signature,
+            )
+        };
+        for alias in ["p.V.visit_A", "p.V.visit_B", "p.V.visit_C"] {
+            assert_eq!(
+                sig(alias),
+                (SymbolKind::Method, "(node, **kw)".into(), true)
+            );
+        }
+        // `(visit_D,) = [...]` unpacks a list: not an alias.
+        assert!(get("p.V.visit_D").is_none());
+        // Made by a module function and by a class-body function the body then deletes.
+        assert_eq!(
+            sig("p.V.visit_Add"),
+            (SymbolKind::Method, "(node, frame)".into(), true)
+        );
+        assert_eq!(
+            sig("p.V.visit_Sub"),
+            (SymbolKind::Method, "(left, right)".into(), true)
+        );
+        assert!(get("p.V.binop").is_none());
+        // `functools.wraps` gives the wrapped function's signature, which the source lacks.
+        assert_eq!(sig("p.V.keys"), (SymbolKind::Method, "()".into(), false));
+        let lexer = get("p.V.lexer").unwrap();
+        assert_eq!(lexer.kind, SymbolKind::Property);
+        assert_eq!(lexer.doc.as_deref(), Some("The lexer."));
+        // The later binding wins: `make` is a static method that keeps its first parameter.
+        assert_eq!(
+            sig("p.V.make"),
+            (SymbolKind::Staticmethod, "(x, y)".into(), true)
+        );
+        assert!(get("p.V.iterkeys").is_none() && get("p.V.py2_only").is_none());
+        assert!(get("p.V.py3_only").is_some());
+    }
+
+    #[test]
+    fn sources_run_and_stubs_add_types() {
+        let facts = extract(&files(&[
+            (
+                "q/__init__.py",
+                "from typing import TYPE_CHECKING\nfrom .impl import evolve, Box\nif TYPE_CHECKING:\n    from .impl import Hidden\n    class Proto: ...\nclass Cached:\n    @locked_cached_property\n    def env(self): ...\nif __name__ == \"__main__\":\n    class Demo: ...\n",
+            ),
+            (
+                "q/impl.py",
+                "def evolve(*args, **changes):\n    \"Make a copy.\"\ndef _make(): ...\nclass Box:\n    def put(self, item, where=None): ...\nclass Hidden: ...\n",
+            ),
+            (
+                "q/impl.pyi",
+                "def evolve(inst: T, **changes: Any) -> T: ...\nclass Box:\n    def put(self, item: int, where: str | None = ...) -> None: ...\n    def made_at_run_time(self) -> int: ...\nclass Stubbed: ...\n",
+            ),
+        ]));
+        let get = |q: &str| facts.symbols.iter().find(|s| s.qualified_name == q);
+        // The source's parameters stand; the stub's differ, so its types are not applied.
+        let evolve = get("q.evolve").unwrap();
+        assert_eq!(
+            crate::model::render_params(&evolve.params),
+            "(*args, **changes)"
+        );
+        assert_eq!(evolve.doc.as_deref(), Some("Make a copy."));
+        assert_eq!(evolve.file, "q/impl.py");
+        // Declared alike: the stub's types, the source's defaults.
+        let put = get("q.Box.put").unwrap();
+        assert_eq!(put.params[0].annotation.as_deref(), Some("int"));
+        assert_eq!(put.params[1].default.as_deref(), Some("None"));
+        assert_eq!(put.returns.as_deref(), Some("None"));
+        // What only the stub declares is kept.
+        assert!(get("q.Box.made_at_run_time").is_some());
+        assert!(get("q.impl.Stubbed").is_some());
+        // Type-checking imports and classes, and a script's own classes, export nothing.
+        assert!(get("q.Hidden").is_none() && get("q.impl.Hidden").is_some());
+        assert!(get("q.Proto").is_none() && get("q.Demo").is_none());
+        assert_eq!(get("q.Cached.env").unwrap().kind, SymbolKind::Property);
     }
 }
