@@ -286,6 +286,60 @@ fn is_under(name: &str, container: &str) -> bool {
         && matches!(name.as_bytes()[container.len()], b'.' | b':')
 }
 
+/// Drops the findings of kind `coarse` whose symbol sits in a container with a finding of the
+/// same kind (the members of a removed module or class), recording their names in `contents`.
+/// A member that also has an alias none of whose containers changed (a class a package index
+/// re-exports, which stays) is reached another way: it is a change of its own.
+fn collapse_members(
+    findings: &mut Vec<Finding>,
+    coarse: CoarseKind,
+    contents: &mut renames::Contents,
+) {
+    let containers: HashSet<String> = findings
+        .iter()
+        .filter(|f| f.rule.meta().kind == coarse)
+        .map(|f| f.name().to_string())
+        .collect();
+    // Every name the changed symbols had, aliases included.
+    let names: HashSet<&str> = findings
+        .iter()
+        .filter(|f| f.rule.meta().kind == coarse)
+        .flat_map(|f| {
+            std::iter::once(f.name()).chain(f.get("aliases").into_iter().flat_map(|a| a.split(' ')))
+        })
+        .filter(|n| !n.is_empty())
+        .collect();
+    let elsewhere = |f: &Finding| {
+        f.get("aliases").is_some_and(|a| {
+            a.split(' ').filter(|a| !a.is_empty()).any(|a| {
+                !a.match_indices(['.', ':'])
+                    .any(|(i, _)| names.contains(&a[..i]))
+            })
+        })
+    };
+    let collapsible: Vec<bool> = findings
+        .iter()
+        .map(|f| f.rule.meta().kind == coarse && !elsewhere(f))
+        .collect();
+    let mut index = 0;
+    findings.retain(|f| {
+        index += 1;
+        if !collapsible[index - 1] {
+            return true;
+        }
+        let mut inside = false;
+        for c in containers.iter().filter(|c| is_under(f.name(), c)) {
+            inside = true;
+            contents
+                .members
+                .entry(c.clone())
+                .or_default()
+                .insert(crate::model::last_component(f.name()).to_string());
+        }
+        !inside
+    });
+}
+
 /// A value as the report shows it: rule outputs that are class IRIs become kind names.
 fn shown(key: &str, value: &str) -> String {
     if matches!(key, "old" | "new") && value.starts_with("https://refgraph.dev/ontology#") {
@@ -569,29 +623,11 @@ impl Engine {
         });
 
         // Members of a removed (added) container are reported with it, not one by one; their
-        // names still tell renames apart.
+        // names still tell renames apart. A member also reachable under a name outside the
+        // container (a class re-exported by a package index that stays) is its own change.
         let mut contents = renames::Contents::default();
         for coarse in [CoarseKind::Removed, CoarseKind::Added] {
-            let containers: HashSet<String> = findings
-                .iter()
-                .filter(|f| f.rule.meta().kind == coarse)
-                .map(|f| f.name().to_string())
-                .collect();
-            findings.retain(|f| {
-                if f.rule.meta().kind != coarse {
-                    return true;
-                }
-                let mut inside = false;
-                for c in containers.iter().filter(|c| is_under(f.name(), c)) {
-                    inside = true;
-                    contents
-                        .members
-                        .entry(c.clone())
-                        .or_default()
-                        .insert(crate::model::last_component(f.name()).to_string());
-                }
-                !inside
-            });
+            collapse_members(&mut findings, coarse, &mut contents);
         }
         for f in &findings {
             if let Some(d) = f.get("doc") {
@@ -768,6 +804,35 @@ mod tests {
         assert_eq!(fill("open { brace", &f), "open { brace");
         assert_eq!(fill("`{name}` gone[: {new}]", &f), "`f` gone");
         assert_eq!(fill("`{name}` gone[ ({param})]", &f), "`f` gone (x)");
+    }
+
+    #[test]
+    fn members_of_a_removed_module_reached_through_a_kept_index_are_changes_of_their_own() {
+        let rule = rules::all()
+            .iter()
+            .find(|r| r.id() == "symbol_removed")
+            .unwrap();
+        let finding = |name: &str, aliases: &str| Finding {
+            rule,
+            row: [("name", name.to_string()), ("aliases", aliases.to_string())]
+                .into_iter()
+                .collect(),
+        };
+        let mut findings = vec![
+            finding("p/legacy", ""),
+            // Re-exported by the index `p`, which stays.
+            finding("p/legacy:Legacy", "p:Legacy"),
+            // Its member's alias is under the removed class's alias: reported with the class.
+            finding("p/legacy:Legacy.run", "p:Legacy.run"),
+            // Only ever in the removed module.
+            finding("p/legacy:Options", ""),
+        ];
+        let mut contents = renames::Contents::default();
+        collapse_members(&mut findings, CoarseKind::Removed, &mut contents);
+        let kept: Vec<&str> = findings.iter().map(|f| f.name()).collect();
+        assert_eq!(kept, ["p/legacy", "p/legacy:Legacy"]);
+        assert!(contents.members["p/legacy"].contains("Options"));
+        assert!(contents.members["p/legacy:Legacy"].contains("run"));
     }
 
     #[test]

@@ -211,7 +211,7 @@ mod registered {
 pub use registered::all;
 
 /// The variables a rule may output, which the templates and the report read.
-pub const OUTPUTS: [&str; 9] = [
+pub const OUTPUTS: [&str; 10] = [
     "name",
     "type",
     "param",
@@ -221,6 +221,7 @@ pub const OUTPUTS: [&str; 9] = [
     "newSignature",
     "doc",
     "replacement",
+    "aliases",
 ];
 
 /// What every rule must satisfy: the query parses and documents itself like a catalog query,
@@ -239,10 +240,21 @@ fn check_rule(rule: &Rule) {
         .lines()
         .find(|l| l.starts_with("SELECT"))
         .unwrap_or_else(|| panic!("{}.rq: no SELECT line", rule.id()));
-    let columns: Vec<&str> = select
-        .split_whitespace()
-        .filter_map(|w| w.strip_prefix('?'))
-        .collect();
+    // `?x` outside parentheses, and the `AS ?x` of an aggregate.
+    let mut columns: Vec<&str> = Vec::new();
+    let (mut depth, mut after_as) = (0i32, false);
+    for w in select.split_whitespace() {
+        let var = w
+            .strip_prefix('?')
+            .map(|v| v.trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '_')));
+        if let Some(v) = var
+            && (depth == 0 || after_as)
+        {
+            columns.push(v);
+        }
+        after_as = w == "AS";
+        depth += w.matches('(').count() as i32 - w.matches(')').count() as i32;
+    }
     assert!(
         columns.contains(&"name"),
         "{}.rq: must output ?name",
