@@ -98,6 +98,7 @@ pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits
         }
         (syntax, diags)
     });
+    modules.extend(namespace_packages(&chosen));
     for (syntax, mut diags) in parsed {
         diagnostics.append(&mut diags);
         modules.push(syntax);
@@ -141,6 +142,48 @@ fn choose_module_files(
         .filter_map(|(m, source, stub)| match (source, stub) {
             (Some(source), stub) => Some((m, source, stub)),
             (None, stub) => Some((m, stub?, None)),
+        })
+        .collect()
+}
+
+/// Folders of modules with no `__init__.py` inside a regular package (`flask/sansio/app.py`):
+/// implicit namespace packages (PEP 420), importable as `flask.sansio`, with nothing of their
+/// own.
+fn namespace_packages(
+    chosen: &[(ModuleName, &SourceFile, Option<&SourceFile>)],
+) -> Vec<ModuleSyntax> {
+    let known: HashSet<&str> = chosen.iter().map(|(m, _, _)| m.dotted.as_str()).collect();
+    let packages: HashSet<&str> = chosen
+        .iter()
+        .filter(|(m, _, _)| m.is_package)
+        .map(|(m, _, _)| m.dotted.as_str())
+        .collect();
+    let mut made: std::collections::BTreeMap<String, String> = Default::default();
+    for (m, file, _) in chosen {
+        let mut name = m.dotted.as_str();
+        let mut dir = file.path.rsplit_once('/').map_or("", |(d, _)| d);
+        if m.is_package {
+            // `a/b/__init__.py` names `a.b`; its folder's parent holds `a`.
+            dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
+        }
+        while let Some((parent, _)) = name.rsplit_once('.') {
+            let Some(grand) = parent.rsplit_once('.').map(|(g, _)| g) else {
+                break;
+            };
+            if !known.contains(parent) && packages.contains(grand) {
+                made.entry(parent.to_string())
+                    .or_insert_with(|| format!("{dir}/"));
+            }
+            name = parent;
+            dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
+        }
+    }
+    made.into_iter()
+        .map(|(name, file)| ModuleSyntax {
+            name,
+            is_package: true,
+            file,
+            ..Default::default()
         })
         .collect()
 }

@@ -47,6 +47,22 @@ pub(crate) const RELEASES: &[Release] = &[
             "certifi==2024.8.30",
         ],
     },
+    // Methods made by factories in class bodies (`visit_Add = _make_binop("+")`), chained
+    // aliases, `del` in a class body.
+    Release {
+        name: "jinja2",
+        version: "3.1.4",
+        import: "jinja2",
+        deps: &["markupsafe==2.1.5"],
+    },
+    // Names imported under `if TYPE_CHECKING:` (not exports), `if __name__ == "__main__":`
+    // demo classes, `lru_cache`d functions.
+    Release {
+        name: "rich",
+        version: "13.9.4",
+        import: "rich",
+        deps: &["markdown-it-py==3.0.0", "mdurl==0.1.2", "pygments==2.18.0"],
+    },
 ];
 
 fn pip_install(target: &Path, specs: &[String]) {
@@ -256,7 +272,8 @@ fn signatures_agree_with_inspect_on_real_pypi_releases() {
     }
     let rate = agree as f64 / total as f64;
     println!("overall: {agree}/{total} = {rate:.4}");
-    assert!(rate >= 0.99, "signature agreement {rate:.4} < 0.99");
+    // 1.0 today over 3,070 signatures; jinja2's factory-made methods alone are 12.
+    assert!(rate >= 0.999, "signature agreement {rate:.4} < 0.999");
 
     // Version questions across the two click releases.
     let removed = engine

@@ -830,6 +830,13 @@ impl<'a> Resolver<'a> {
                 if f.annotation == "KW_ONLY" || f.annotation.ends_with(".KW_ONLY") {
                     continue;
                 }
+                // `field(init=False)`: not a constructor parameter.
+                if f.default.as_deref().is_some_and(|d| {
+                    let d: String = d.chars().filter(|c| !c.is_whitespace()).collect();
+                    d.contains("init=False") && d.contains("field(")
+                }) {
+                    continue;
+                }
                 let default = f.default.as_deref().map(field_default);
                 let param = Param {
                     name: f.name.clone(),
@@ -1088,7 +1095,7 @@ mod tests {
     fn public_base_members_are_aliases_on_the_subclass() {
         let facts = extract(&files(&[(
             "p/__init__.py",
-            "class Base:\n    def run(self, a): ...\nclass Sub(Base):\n    pass\n@dataclass\nclass D:\n    x: int\n    y: str = 'a'\n",
+            "class Base:\n    def run(self, a): ...\nclass Sub(Base):\n    pass\n@dataclass\nclass D:\n    x: int\n    y: str = 'a'\n    z: list = field(default=None, init=False)\n",
         )]));
         let run = facts
             .symbols
@@ -1108,6 +1115,7 @@ mod tests {
             .iter()
             .find(|s| s.qualified_name == "p.D")
             .unwrap();
+        // `z` is `field(init=False)`: no constructor parameter.
         assert_eq!(d.params.len(), 2);
         assert_eq!(d.params[1].default.as_deref(), Some("'a'"));
     }
@@ -1235,5 +1243,28 @@ class V:
         assert!(get("q.Hidden").is_none() && get("q.impl.Hidden").is_some());
         assert!(get("q.Proto").is_none() && get("q.Demo").is_none());
         assert_eq!(get("q.Cached.env").unwrap().kind, SymbolKind::Property);
+    }
+
+    #[test]
+    fn folders_without_init_inside_a_package_are_namespace_packages() {
+        let facts = extract(&files(&[
+            ("p/__init__.py", ""),
+            ("p/ns/mod.py", "def f(): ...\n"),
+            ("loose/x.py", "def g(): ...\n"),
+        ]));
+        let ns = facts
+            .symbols
+            .iter()
+            .find(|s| s.qualified_name == "p.ns")
+            .expect("p.ns is importable");
+        assert_eq!((ns.kind, ns.file.as_str()), (SymbolKind::Module, "p/ns/"));
+        assert!(
+            facts
+                .symbols
+                .iter()
+                .any(|s| s.qualified_name == "p.ns.mod.f")
+        );
+        // A folder outside any package is not made one.
+        assert!(!facts.symbols.iter().any(|s| s.qualified_name == "loose"));
     }
 }
