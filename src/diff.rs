@@ -321,10 +321,9 @@ fn collapse_members(
         .iter()
         .map(|f| f.rule.meta().kind == coarse && !elsewhere(f))
         .collect();
-    let mut index = 0;
+    let mut collapsible = collapsible.into_iter();
     findings.retain(|f| {
-        index += 1;
-        if !collapsible[index - 1] {
+        if !collapsible.next().unwrap_or(false) {
             return true;
         }
         let mut inside = false;

@@ -158,31 +158,26 @@ fn namespace_packages(
         .filter(|(m, _, _)| m.is_package)
         .map(|(m, _, _)| m.dotted.as_str())
         .collect();
-    let mut made: std::collections::BTreeMap<String, String> = Default::default();
-    for (m, file, _) in chosen {
+    let mut made: std::collections::BTreeSet<&str> = Default::default();
+    for (m, _, _) in chosen {
         let mut name = m.dotted.as_str();
-        let mut dir = file.path.rsplit_once('/').map_or("", |(d, _)| d);
-        if m.is_package {
-            // `a/b/__init__.py` names `a.b`; its folder's parent holds `a`.
-            dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
-        }
         while let Some((parent, _)) = name.rsplit_once('.') {
-            let Some(grand) = parent.rsplit_once('.').map(|(g, _)| g) else {
-                break;
-            };
-            if !known.contains(parent) && packages.contains(grand) {
-                made.entry(parent.to_string())
-                    .or_insert_with(|| format!("{dir}/"));
+            if parent
+                .rsplit_once('.')
+                .is_some_and(|(grand, _)| packages.contains(grand))
+                && !known.contains(parent)
+            {
+                made.insert(parent);
             }
             name = parent;
-            dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
         }
     }
+    // A dotted module name is its path (`module_name_for`): the folder is the name.
     made.into_iter()
-        .map(|(name, file)| ModuleSyntax {
-            name,
+        .map(|name| ModuleSyntax {
+            name: name.to_string(),
             is_package: true,
-            file,
+            file: format!("{}/", name.replace('.', "/")),
             ..Default::default()
         })
         .collect()
@@ -590,18 +585,19 @@ impl<'t> Scope<'t> {
 
 /// `__name__ == "__main__"`, either way round, either quotes.
 fn runs_as_script(condition: &str) -> bool {
-    let c: String = condition
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .map(|c| if c == '\'' { '"' } else { c })
-        .collect();
+    let c = squeezed(condition).replace('\'', "\"");
     c == "__name__==\"__main__\"" || c == "\"__main__\"==__name__"
+}
+
+/// A condition without its whitespace, for comparing with the spellings above and below.
+fn squeezed(condition: &str) -> String {
+    condition.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 /// Whether an `if` condition holds on Python 2 only: `PY2`, `six.PY2`, `not PY3`,
 /// `sys.version_info < (3,)`, `sys.version_info[0] == 2`, `sys.version_info.major < 3`.
 fn python2_only(condition: &str) -> bool {
-    let c: String = condition.chars().filter(|c| !c.is_whitespace()).collect();
+    let c = squeezed(condition);
     let dotted = |s: &str, flags: &[&str]| {
         s.chars()
             .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.')
