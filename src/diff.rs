@@ -339,6 +339,27 @@ fn collapse_members(
     });
 }
 
+/// Drops the change of a member a subclass inherits (`Sub.m` gained or lost through a base)
+/// when the report already tells the same change on the base's own member (`Base.m`): one
+/// change, told where it happened. Members of a base the report folds into its new or removed
+/// module stay, since nothing else tells them.
+fn drop_inherited_told_on_base(findings: &mut Vec<Finding>) {
+    let told: HashSet<(&'static str, String)> = findings
+        .iter()
+        .map(|f| (f.rule.meta().kind.as_str(), f.name().to_string()))
+        .collect();
+    findings.retain(|f| {
+        let base = match f.rule.id() {
+            "inherited_member_added" => f.get("new"),
+            "inherited_member_removed" => f.get("old"),
+            _ => return true,
+        };
+        let Some(base) = base else { return true };
+        let member = crate::model::last_component(f.name());
+        !told.contains(&(f.rule.meta().kind.as_str(), format!("{base}.{member}")))
+    });
+}
+
 /// A value as the report shows it: rule outputs that are class IRIs become kind names.
 fn shown(key: &str, value: &str) -> String {
     if matches!(key, "old" | "new") && value.starts_with("https://refgraph.dev/ontology#") {
@@ -628,6 +649,7 @@ impl Engine {
         for coarse in [CoarseKind::Removed, CoarseKind::Added] {
             collapse_members(&mut findings, coarse, &mut contents);
         }
+        drop_inherited_told_on_base(&mut findings);
         for f in &findings {
             if let Some(d) = f.get("doc") {
                 contents.docs.insert(f.name().to_string(), d.clone());
@@ -832,6 +854,43 @@ mod tests {
         assert_eq!(kept, ["p/legacy", "p/legacy:Legacy"]);
         assert!(contents.members["p/legacy"].contains("Options"));
         assert!(contents.members["p/legacy:Legacy"].contains("run"));
+    }
+
+    #[test]
+    fn an_inherited_change_already_told_on_the_base_is_not_repeated() {
+        let rule = |id: &str| *rules::all().iter().find(|r| r.id() == id).unwrap();
+        let finding = |id: &str, row: &[(&'static str, &str)]| Finding {
+            rule: rule(id),
+            row: row.iter().map(|(k, v)| (*k, v.to_string())).collect(),
+        };
+        let mut findings = vec![
+            finding("symbol_added", &[("name", "m.Base.retry")]),
+            // Told on the base: dropped.
+            finding(
+                "inherited_member_added",
+                &[("name", "m.Sub.retry"), ("new", "m.Base")],
+            ),
+            // The base's member is not in the report (its module is new): kept.
+            finding(
+                "inherited_member_added",
+                &[("name", "m.Sub.redirect"), ("new", "m.sansio.App")],
+            ),
+            // Same name on the base, other direction: kept.
+            finding(
+                "inherited_member_removed",
+                &[("name", "m.Sub.retry"), ("old", "m.Base")],
+            ),
+        ];
+        drop_inherited_told_on_base(&mut findings);
+        let kept: Vec<(&str, &str)> = findings.iter().map(|f| (f.rule.id(), f.name())).collect();
+        assert_eq!(
+            kept,
+            [
+                ("symbol_added", "m.Base.retry"),
+                ("inherited_member_added", "m.Sub.redirect"),
+                ("inherited_member_removed", "m.Sub.retry"),
+            ]
+        );
     }
 
     #[test]

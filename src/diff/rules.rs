@@ -172,6 +172,8 @@ mod registered {
         deprecated,
         base_removed,
         base_added,
+        inherited_member_added,
+        inherited_member_removed,
         parameter_removed,
         required_parameter_added,
         optional_parameter_added,
