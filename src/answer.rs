@@ -1195,7 +1195,8 @@ impl Engine {
             }
         }
         // Inherited members: `Sub.member` is the member of the first ancestor that has it
-        // (rg:base lists every ancestor in method resolution order).
+        // (rg:base lists every ancestor in method resolution order for Python; JavaScript
+        // lists the direct bases, so a base's member is looked up through its own bases).
         for (parent_iri, _, _) in &parents {
             for (p, base) in self.store.describe(release, parent_iri)? {
                 if p == crate::vocab::rg::BASE.as_str() {
@@ -1209,7 +1210,7 @@ impl Engine {
                         names.insert(0, format!("{spec}:{base}.{last}"));
                     }
                     for name in names {
-                        let found = self.lookup_stored(release, &name)?;
+                        let found = self.lookup_depth(release, &name, depth + 1)?;
                         if !found.is_empty() {
                             return Ok(as_alias(found));
                         }

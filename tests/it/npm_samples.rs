@@ -258,3 +258,49 @@ fn a_tarball_with_parent_paths_writes_nothing_outside_and_ingests_the_rest() {
     assert!(err.to_string().contains("no JavaScript API found"), "{err}");
     assert_eq!(snapshot(&e), before, "other releases answer as before");
 }
+
+/// The shapes of openai-node's index: error classes three levels deep, a namespace re-exported
+/// as `declare const X: typeof Errors.X` and `export import x = Uploads.x`.
+#[test]
+fn members_inherited_through_several_bases_and_typeof_reexports_resolve() {
+    let dir = tempfile::tempdir().unwrap();
+    let files: [(&str, &str); 4] = [
+        (
+            "package.json",
+            r#"{"name": "sdk", "version": "1.0.0", "types": "index.d.ts"}"#,
+        ),
+        (
+            "error.d.ts",
+            "export declare class APIError extends Error {\n    readonly status: number | undefined;\n    static generate(status: number): APIError;\n}\nexport declare class APIConnectionError extends APIError {}\nexport declare class APIConnectionTimeoutError extends APIConnectionError {}\n",
+        ),
+        (
+            "uploads.d.ts",
+            "export declare function toFile(value: Blob, name?: string): Promise<File>;\n",
+        ),
+        (
+            "index.d.ts",
+            "import * as Errors from './error';\nimport * as Uploads from './uploads';\nexport declare const APIError: typeof Errors.APIError, APIConnectionError: typeof Errors.APIConnectionError, APIConnectionTimeoutError: typeof Errors.APIConnectionTimeoutError;\nexport import toFile = Uploads.toFile;\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let store = Store::in_memory();
+    let report = ingest_npm(&store, dir.path(), "sdk", "1.0.0").unwrap();
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    let e = Engine::new(store);
+    let v = e.choose(Some("sdk"), Some("1.0.0"), None).unwrap();
+    // Two bases up, through the re-exported name.
+    let status = e
+        .api_detail(&v, "sdk:APIConnectionTimeoutError.status")
+        .unwrap();
+    assert_eq!(status.qualified_name, "sdk:APIError.status");
+    assert_eq!(status.inherited_from.as_deref(), Some("sdk:APIError"));
+    // `typeof Errors.APIError` is the class, with its members, not a variable.
+    let class = e.api_detail(&v, "sdk:APIError").unwrap();
+    assert_eq!(class.kind, "class");
+    assert!(e.api_detail(&v, "sdk:APIError.generate").is_ok());
+    let to_file = e.api_detail(&v, "sdk:toFile").unwrap();
+    assert_eq!(to_file.kind, "function");
+    assert_eq!(to_file.qualified_name, "sdk:toFile");
+}

@@ -493,6 +493,14 @@ impl Walker<'_, '_> {
                         Some(v) => self.value_decl(v, doc.clone(), line_of(d)),
                         None => {
                             let ty = d.child_by_field_name("type");
+                            // `declare const A: typeof Errors.A` (what tsc writes for
+                            // `export const { A } = Errors`) is that value under another
+                            // name: bound as `import { A } from './error'` would bind it.
+                            if let Some(import) = ty.and_then(|t| self.typeof_import(t)) {
+                                self.out.imports.insert(name.clone(), import);
+                                names.push(name);
+                                continue;
+                            }
                             let fn_type = ty
                                 .and_then(|t| t.named_child(0))
                                 .filter(|t| t.kind() == "function_type");
@@ -528,6 +536,31 @@ impl Walker<'_, '_> {
                 names
             }
             _ => vec![],
+        }
+    }
+
+    /// The import a `typeof A.B` (or `typeof A`) annotation amounts to, when `A` is a
+    /// namespace import (`import * as A`) or, alone, any import.
+    fn typeof_import(&self, annotation: Node) -> Option<Import> {
+        let query = annotation
+            .named_child(0)
+            .filter(|t| t.kind() == "type_query")?;
+        let text = self.t(query).trim().strip_prefix("typeof")?.trim();
+        let is_name = |s: &str| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        };
+        match text.split_once('.') {
+            Some((ns, member)) if is_name(ns) && is_name(member) => {
+                let namespace = self.out.imports.get(ns).filter(|i| i.name == "*")?;
+                Some(Import {
+                    from: namespace.from.clone(),
+                    name: member.to_string(),
+                })
+            }
+            None if is_name(text) => self.out.imports.get(text).cloned(),
+            _ => None,
         }
     }
 
@@ -990,6 +1023,10 @@ impl Walker<'_, '_> {
         let is_default = children.iter().any(|n| n.kind() == "default");
         let source = st.child_by_field_name("source").map(|s| unquote(self.t(s)));
         if let Some(decl) = st.child_by_field_name("declaration") {
+            if decl.kind() == "import_alias" {
+                self.exported_import_alias(decl);
+                return;
+            }
             let names = self.declaration_of(decl, st);
             for n in names {
                 if is_default {
@@ -1052,6 +1089,32 @@ impl Walker<'_, '_> {
         {
             self.out.stars.push(from);
         }
+    }
+
+    /// `export import X = A.B;` (TypeScript): `X` exports what `A.B` names, `A` being a
+    /// namespace import (`import * as A`) or a local; `export import X = Y;` exports `Y`.
+    fn exported_import_alias(&mut self, decl: Node) {
+        let mut c = decl.walk();
+        let named: Vec<Node> = decl
+            .named_children(&mut c)
+            .filter(|n| n.kind() != "comment")
+            .collect();
+        let [name, value] = named[..] else {
+            return;
+        };
+        let target = match value.kind() {
+            "identifier" => Export::Local(self.t(value).to_string()),
+            "nested_identifier" => match self.t(value).split_once('.') {
+                Some((local, member)) if !member.contains('.') => Export::Member {
+                    local: local.trim().to_string(),
+                    name: member.trim().to_string(),
+                },
+                _ => return,
+            },
+            _ => return,
+        };
+        let name = self.t(name).to_string();
+        self.out.set_export(&name, target);
     }
 
     /// `export default X`, `export = X`, `module.exports = X`.
@@ -1817,6 +1880,58 @@ module.exports.Legacy = Legacy;
         assert_eq!(child.bases, vec!["Container"]);
         assert_eq!(m.decls["Legacy"].kind, DeclKind::Class);
         assert_eq!(m.decls["Legacy"].members[1].name, "greet");
+    }
+
+    #[test]
+    fn export_import_aliases_export_what_they_name() {
+        let src = br#"import * as Uploads from './uploads';
+import { Client } from './client';
+export import toFile = Uploads.toFile;
+export import MyClient = Client;
+export import Deep = Uploads.a.b;
+"#;
+        let m = parse("index.d.ts", src);
+        assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
+        assert_eq!(
+            m.export("toFile"),
+            Some(&Export::Member {
+                local: "Uploads".into(),
+                name: "toFile".into()
+            })
+        );
+        assert_eq!(m.export("MyClient"), Some(&Export::Local("Client".into())));
+        assert!(
+            m.export("Deep").is_none(),
+            "two levels deep is not followed"
+        );
+    }
+
+    #[test]
+    fn consts_typed_as_typeof_an_import_are_that_import() {
+        let src = br#"import * as Errors from './error';
+import { Base } from './base';
+export declare const APIError: typeof Errors.APIError, Same: typeof Base;
+export declare const count: number, local: typeof count;
+"#;
+        let m = parse("index.d.ts", src);
+        assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
+        let import = |from: &str, name: &str| Import {
+            from: from.into(),
+            name: name.into(),
+        };
+        assert_eq!(m.imports["APIError"], import("./error", "APIError"));
+        assert_eq!(m.imports["Same"], import("./base", "Base"));
+        assert_eq!(
+            m.export("APIError"),
+            Some(&Export::Local("APIError".into()))
+        );
+        assert!(!m.decls.contains_key("APIError"));
+        assert_eq!(m.decls["count"].kind, DeclKind::Variable);
+        assert_eq!(
+            m.decls["local"].kind,
+            DeclKind::Variable,
+            "typeof a local stays a variable"
+        );
     }
 
     #[test]
