@@ -517,7 +517,7 @@ struct Scope<'t> {
     src: &'t [u8],
     defs: Vec<Node<'t>>,
     statements: Vec<Node<'t>>,
-    /// `del` statements of class bodies.
+    /// `del` statements (of class bodies and of the module).
     deletions: Vec<Node<'t>>,
     /// The lines of `if TYPE_CHECKING:` blocks.
     type_checking: Vec<std::ops::RangeInclusive<usize>>,
@@ -1740,7 +1740,8 @@ fn collect_assignment(
     }
 }
 
-/// `del a, b` in class bodies (module-level ones are not followed).
+/// `del a, b` in class bodies and at the top level of the module (not under `if`/`try`):
+/// what was bound before the statement is gone (a binding after it stands).
 fn collect_deletions(statements: &[Node], src: &[u8], syntax: &mut ModuleSyntax) {
     fn names<'t>(node: Node<'t>, src: &[u8], out: &mut Vec<String>) {
         let mut cursor = node.walk();
@@ -1753,7 +1754,21 @@ fn collect_deletions(statements: &[Node], src: &[u8], syntax: &mut ModuleSyntax)
         }
     }
     for stmt in statements {
-        if enclosing_def(*stmt).is_none_or(|d| d.kind() != "class_definition") {
+        let Some(scope) = enclosing_def(*stmt) else {
+            // Only an unconditional one: `if sys.platform != "win32": del X` may not run.
+            if stmt.parent().is_none_or(|p| p.kind() != "module") {
+                continue;
+            }
+            let mut deleted = Vec::new();
+            names(*stmt, src, &mut deleted);
+            let line = line_of(*stmt);
+            for name in deleted {
+                syntax.defs.retain(|d| d.name != name || d.line > line);
+                syntax.bindings.retain(|b| b.name != name || b.line > line);
+            }
+            continue;
+        };
+        if scope.kind() != "class_definition" {
             continue;
         }
         let Some(path) = class_path(*stmt, src) else {

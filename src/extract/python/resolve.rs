@@ -1121,6 +1121,49 @@ mod tests {
     }
 
     #[test]
+    fn module_level_del_unbinds_what_came_before_it() {
+        let src = r#"import sys
+from .helpers import helper, other
+
+def scratch(x): ...
+class Temp: ...
+
+del scratch, Temp
+del helper
+
+def scratch(y): ...
+
+if sys.platform == "win32":
+    del other
+"#;
+        let facts = extract(&files(&[
+            ("p/__init__.py", src),
+            (
+                "p/helpers.py",
+                "def helper(): ...
+def other(): ...
+",
+            ),
+        ]));
+        let names: Vec<&str> = facts
+            .symbols
+            .iter()
+            .map(|s| s.qualified_name.as_str())
+            .collect();
+        assert!(!names.contains(&"p.Temp"), "{names:?}");
+        assert!(!names.contains(&"p.helper"), "{names:?}");
+        // Bound again after the `del`: the new one stands.
+        let scratch = facts
+            .symbols
+            .iter()
+            .find(|s| s.qualified_name == "p.scratch")
+            .unwrap();
+        assert_eq!(crate::model::render_params(&scratch.params), "(y)");
+        // A conditional `del` may not run: kept.
+        assert!(names.contains(&"p.other"), "{names:?}");
+    }
+
+    #[test]
     fn callables_bound_by_class_body_assignments_are_members() {
         let src = r#"import functools
 import typing as t
