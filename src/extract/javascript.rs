@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use crate::extract::{SourceFile, parallel_map};
 use crate::model::{Diagnostic, Param, Relation, RelationKind, ReleaseFacts, Symbol, SymbolKind};
-use syntax::{Decl, DeclKind, Export, MemberKind, ModuleSyntax, Sig, is_declaration};
+use syntax::{Decl, DeclKind, Export, Member, MemberKind, ModuleSyntax, Sig, is_declaration};
 
 /// Whether a release file is read by this extractor.
 pub fn reads(path: &str) -> bool {
@@ -586,6 +586,16 @@ impl Resolver<'_> {
             .iter()
             .map(|(s, f)| (f.as_str(), s.as_str()))
             .collect();
+        // Each exported declaration's shortest public name, the package entry's first.
+        let public: HashMap<(String, String), String> = targets
+            .iter()
+            .filter_map(|(t, aliases)| {
+                let a = aliases
+                    .iter()
+                    .min_by_key(|a| (!a.is_entry, a.spec.len() + a.name.len()))?;
+                Some((t.clone(), format!("{}:{}", a.spec, a.name)))
+            })
+            .collect();
         let mut out: Vec<Symbol> = Vec::new();
         let mut taken: HashSet<String> = HashSet::new();
         for ((file, local), aliases) in &targets {
@@ -643,6 +653,9 @@ impl Resolver<'_> {
                     (local.clone(), member.map(str::to_string)),
                 );
             }
+            if matches!(decl.kind, DeclKind::Class | DeclKind::Interface) {
+                self.inherit_from_private_bases(&mut out, first, decl, file, &public);
+            }
         }
         for (spec, file) in &self.layout.modules {
             out.push(Symbol {
@@ -682,22 +695,94 @@ impl Resolver<'_> {
         {
             return None;
         }
-        let target = match t.split_once('.') {
-            None => self.resolve_local(file, t, 0)?,
-            Some((ns, name)) if !name.contains('.') => {
+        let target = self.type_target(file, t)?;
+        declared
+            .get(&target)
+            .filter(|c| classes.contains(c.as_str()))
+            .cloned()
+    }
+
+    /// The declaration a type name of `file` refers to: `Customers`, or `API.Completions`
+    /// through `import * as API`.
+    fn type_target(&self, file: &str, name: &str) -> Option<(String, String)> {
+        match name.split_once('.') {
+            None => self.resolve_local(file, name, 0),
+            Some((ns, member)) if !member.contains('.') => {
                 let im = self.module(file)?.imports.get(ns)?;
                 if im.name != "*" {
                     return None;
                 }
                 let f = self.resolve_from(file, &im.from)?;
-                self.resolve_export(&f, name, 0)?
+                self.resolve_export(&f, member, 0)
             }
-            Some(_) => return None,
-        };
-        declared
-            .get(&target)
-            .filter(|c| classes.contains(c.as_str()))
-            .cloned()
+            Some(_) => None,
+        }
+    }
+
+    /// Members a class gets from bases no public name reaches (`class Client extends
+    /// BaseClient`, `BaseClient` not exported): nothing else would ever show them, so they are
+    /// listed on the class, declared where the base declares them (`inherited_from` is
+    /// `file:Base`, the base having no public name). The bases of such a base
+    /// join the class's own (by a public name when they have one), so lookups go on to public
+    /// ancestors.
+    fn inherit_from_private_bases(
+        &self,
+        out: &mut Vec<Symbol>,
+        class: usize,
+        decl: &Decl,
+        file: &str,
+        public: &HashMap<(String, String), String>,
+    ) {
+        let canonical = out[class].qualified_name.clone();
+        let aliases = out[class].aliases.clone();
+        let mut have: HashSet<&str> = decl.members.iter().map(|m| m.name.as_str()).collect();
+        let mut queue: Vec<(String, String)> = decl
+            .bases
+            .iter()
+            .map(|b| (file.to_string(), b.clone()))
+            .collect();
+        let mut seen: HashSet<(String, String)> = HashSet::new();
+        let mut more_bases = Vec::new();
+        let mut next = 0;
+        while next < queue.len() && seen.len() < 16 {
+            let (from, written) = queue[next].clone();
+            next += 1;
+            let name = written.split('<').next().unwrap_or(&written).trim();
+            let Some(target) = self.type_target(&from, name) else {
+                continue;
+            };
+            if from != file
+                && let Some(name) = public.get(&target)
+            {
+                // A public base of a private base, by its public name.
+                more_bases.push(name.clone());
+            }
+            if public.contains_key(&target) || !seen.insert(target.clone()) {
+                continue;
+            }
+            let Some(base) = self.module(&target.0).and_then(|m| m.decls.get(&target.1)) else {
+                continue;
+            };
+            if !matches!(base.kind, DeclKind::Class | DeclKind::Interface) {
+                continue;
+            }
+            for m in &base.members {
+                if matches!(m.kind, MemberKind::Constructor | MemberKind::Call)
+                    || !have.insert(m.name.as_str())
+                {
+                    continue;
+                }
+                let mut member = member_symbol(m, &canonical, &aliases, &target.0);
+                member.inherited_from = Some(format!("{}:{}", target.0, target.1));
+                out.push(member);
+            }
+            queue.extend(base.bases.iter().map(|b| (target.0.clone(), b.clone())));
+        }
+        for b in more_bases {
+            if !out[class].bases.contains(&b) {
+                out[class].bases.push(b);
+            }
+        }
     }
 
     /// Typed links between the public symbols: properties holding a class instance, methods
@@ -953,33 +1038,7 @@ impl Resolver<'_> {
                     if matches!(m.kind, MemberKind::Constructor | MemberKind::Call) {
                         continue;
                     }
-                    let q = format!("{canonical}.{}", m.name);
-                    let member = Symbol {
-                        qualified_name: q,
-                        aliases: aliases.iter().map(|a| format!("{a}.{}", m.name)).collect(),
-                        defined_in: file.to_string(),
-                        doc: m.doc.text.clone(),
-                        deprecation: m.doc.deprecation(),
-                        parent: Some(canonical.to_string()),
-                        file: file.to_string(),
-                        line: m.line,
-                        returns: m
-                            .type_text
-                            .clone()
-                            .filter(|_| m.kind == MemberKind::Property),
-                        ..Default::default()
-                    };
-                    let mut member = if m.kind == MemberKind::Method {
-                        callable(member, &m.sigs, &m.name, "")
-                    } else {
-                        member
-                    };
-                    member.kind = match (m.kind, m.is_static) {
-                        (MemberKind::Method, false) => SymbolKind::Method,
-                        (MemberKind::Method, true) => SymbolKind::Staticmethod,
-                        _ => SymbolKind::Property,
-                    };
-                    out.push(member);
+                    out.push(member_symbol(m, canonical, &aliases, file));
                 }
             }
             DeclKind::TypeAlias | DeclKind::Enum | DeclKind::Variable | DeclKind::Namespace => {
@@ -1089,6 +1148,37 @@ fn split_top_level(text: &str, sep: char) -> Vec<&str> {
 
 /// A function-like symbol from its signatures: the last one is the most general (TypeScript's
 /// convention for overloads, and a JavaScript implementation follows its overloads).
+/// The symbol of member `m` of the class `canonical` (also known as `aliases`), declared in
+/// `file`.
+fn member_symbol(m: &Member, canonical: &str, aliases: &[String], file: &str) -> Symbol {
+    let member = Symbol {
+        qualified_name: format!("{canonical}.{}", m.name),
+        aliases: aliases.iter().map(|a| format!("{a}.{}", m.name)).collect(),
+        defined_in: file.to_string(),
+        doc: m.doc.text.clone(),
+        deprecation: m.doc.deprecation(),
+        parent: Some(canonical.to_string()),
+        file: file.to_string(),
+        line: m.line,
+        returns: m
+            .type_text
+            .clone()
+            .filter(|_| m.kind == MemberKind::Property),
+        ..Default::default()
+    };
+    let mut member = if m.kind == MemberKind::Method {
+        callable(member, &m.sigs, &m.name, "")
+    } else {
+        member
+    };
+    member.kind = match (m.kind, m.is_static) {
+        (MemberKind::Method, false) => SymbolKind::Method,
+        (MemberKind::Method, true) => SymbolKind::Staticmethod,
+        _ => SymbolKind::Property,
+    };
+    member
+}
+
 fn callable(base: Symbol, sigs: &[Sig], name: &str, prefix: &str) -> Symbol {
     let Some(last) = sigs.last() else {
         return base;

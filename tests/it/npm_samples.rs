@@ -304,3 +304,55 @@ fn members_inherited_through_several_bases_and_typeof_reexports_resolve() {
     assert_eq!(to_file.kind, "function");
     assert_eq!(to_file.qualified_name, "sdk:toFile");
 }
+
+/// A public class whose base is exported under no name (`class Client extends BaseClient`):
+/// the base's members are the class's, declared where the base declares them, and the
+/// lookup goes on through the base's own public base.
+#[test]
+fn members_of_a_base_no_public_name_reaches_are_listed_on_the_class() {
+    let dir = tempfile::tempdir().unwrap();
+    let files: [(&str, &str); 4] = [
+        (
+            "package.json",
+            r#"{"name": "sdk", "version": "1.0.0", "types": "index.d.ts"}"#,
+        ),
+        (
+            "core.d.ts",
+            "export declare class Resource {\n    close(): void;\n}\nexport declare class BaseClient extends Resource {\n    /** Send a request. */\n    request(path: string, init?: RequestInit): Promise<Response>;\n    get(path: string): Promise<Response>;\n}\n",
+        ),
+        (
+            "client.d.ts",
+            "import { BaseClient } from './core';\nexport declare class Client extends BaseClient {\n    get(path: string, retries?: number): Promise<Response>;\n}\n",
+        ),
+        (
+            "index.d.ts",
+            "export { Client } from './client';\nexport { Resource } from './core';\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let store = Store::in_memory();
+    let report = ingest_npm(&store, dir.path(), "sdk", "1.0.0").unwrap();
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    let e = Engine::new(store);
+    let v = e.choose(Some("sdk"), Some("1.0.0"), None).unwrap();
+    let request = e.api_detail(&v, "sdk:Client.request").unwrap();
+    assert_eq!(request.qualified_name, "sdk:Client.request");
+    assert_eq!(request.source.file.as_deref(), Some("core.d.ts"));
+    assert_eq!(
+        request.inherited_from.as_deref(),
+        Some("core.d.ts:BaseClient")
+    );
+    assert_eq!(request.description.as_deref(), Some("Send a request."));
+    let names: Vec<&str> = request.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["path", "init"]);
+    // The class's own override wins over the base's.
+    let get = e.api_detail(&v, "sdk:Client.get").unwrap();
+    assert_eq!(get.params.len(), 2);
+    // Past the private base, its public base.
+    let close = e.api_detail(&v, "sdk:Client.close").unwrap();
+    assert_eq!(close.qualified_name, "sdk:Resource.close");
+    // The private base itself stays private.
+    assert!(e.api_detail(&v, "sdk:BaseClient").is_err());
+}
