@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use refgraph::answer::{AnswerError, Engine};
+use refgraph::answer::{AnswerError, Chosen, Engine};
 use refgraph::ingest::{IngestError, IngestReport};
 use refgraph::model::PackageId;
 use refgraph::store::Store;
@@ -259,12 +259,25 @@ fn a_tarball_with_parent_paths_writes_nothing_outside_and_ingests_the_rest() {
     assert_eq!(snapshot(&e), before, "other releases answer as before");
 }
 
+/// A package `sdk` 1.0.0 made of `files` (path, text), ingested into a fresh store, chosen.
+fn sdk_release(files: &[(&str, &str)]) -> (Engine, Chosen) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let store = Store::in_memory();
+    let report = ingest_npm(&store, dir.path(), "sdk", "1.0.0").unwrap();
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    let e = Engine::new(store);
+    let v = e.choose(Some("sdk"), Some("1.0.0"), None).unwrap();
+    (e, v)
+}
+
 /// The shapes of openai-node's index: error classes three levels deep, a namespace re-exported
 /// as `declare const X: typeof Errors.X` and `export import x = Uploads.x`.
 #[test]
 fn members_inherited_through_several_bases_and_typeof_reexports_resolve() {
-    let dir = tempfile::tempdir().unwrap();
-    let files: [(&str, &str); 4] = [
+    let (e, v) = sdk_release(&[
         (
             "package.json",
             r#"{"name": "sdk", "version": "1.0.0", "types": "index.d.ts"}"#,
@@ -281,15 +294,7 @@ fn members_inherited_through_several_bases_and_typeof_reexports_resolve() {
             "index.d.ts",
             "import * as Errors from './error';\nimport * as Uploads from './uploads';\nexport declare const APIError: typeof Errors.APIError, APIConnectionError: typeof Errors.APIConnectionError, APIConnectionTimeoutError: typeof Errors.APIConnectionTimeoutError;\nexport import toFile = Uploads.toFile;\n",
         ),
-    ];
-    for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).unwrap();
-    }
-    let store = Store::in_memory();
-    let report = ingest_npm(&store, dir.path(), "sdk", "1.0.0").unwrap();
-    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
-    let e = Engine::new(store);
-    let v = e.choose(Some("sdk"), Some("1.0.0"), None).unwrap();
+    ]);
     // Two bases up, through the re-exported name.
     let status = e
         .api_detail(&v, "sdk:APIConnectionTimeoutError.status")
@@ -310,8 +315,7 @@ fn members_inherited_through_several_bases_and_typeof_reexports_resolve() {
 /// lookup goes on through the base's own public base.
 #[test]
 fn members_of_a_base_no_public_name_reaches_are_listed_on_the_class() {
-    let dir = tempfile::tempdir().unwrap();
-    let files: [(&str, &str); 4] = [
+    let (e, v) = sdk_release(&[
         (
             "package.json",
             r#"{"name": "sdk", "version": "1.0.0", "types": "index.d.ts"}"#,
@@ -328,15 +332,7 @@ fn members_of_a_base_no_public_name_reaches_are_listed_on_the_class() {
             "index.d.ts",
             "export { Client } from './client';\nexport { Resource } from './core';\n",
         ),
-    ];
-    for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).unwrap();
-    }
-    let store = Store::in_memory();
-    let report = ingest_npm(&store, dir.path(), "sdk", "1.0.0").unwrap();
-    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
-    let e = Engine::new(store);
-    let v = e.choose(Some("sdk"), Some("1.0.0"), None).unwrap();
+    ]);
     let request = e.api_detail(&v, "sdk:Client.request").unwrap();
     assert_eq!(request.qualified_name, "sdk:Client.request");
     assert_eq!(request.source.file.as_deref(), Some("core.d.ts"));
