@@ -994,7 +994,7 @@ impl Engine {
         release: &str,
         name: &str,
     ) -> Result<Vec<(String, String, String)>, AnswerError> {
-        let hits = self.lookup_depth(release, name, 0)?;
+        let (hits, _) = self.lookup_depth(release, name, 0)?;
         if hits.is_empty()
             && let Some(key) = crate::extract::openapi::endpoint_key(name)
         {
@@ -1141,12 +1141,14 @@ impl Engine {
         Ok(parts)
     }
 
+    /// The lookup of `name` `depth` steps into a walk, and whether the walk reached the depth
+    /// limit somewhere (such a result may have stopped short and is not cached).
     fn lookup_depth(
         &self,
         release: &str,
         name: &str,
         depth: usize,
-    ) -> Result<Vec<(String, String, String)>, AnswerError> {
+    ) -> Result<(Vec<(String, String, String)>, bool), AnswerError> {
         let generation = self.store.generation();
         let key = (release.to_string(), name.to_string());
         {
@@ -1156,20 +1158,18 @@ impl Engine {
                 cache.0 = generation;
             }
             if let Some(hits) = cache.1.get(&key) {
-                return Ok(hits.clone());
+                return Ok((hits.clone(), false));
             }
         }
-        let hits = self.lookup_uncached(release, name, depth)?;
-        // Deeper than 8 parents the walk stops early; a result that may have stopped is not
-        // the answer a lookup from the top would give, so it is not kept.
-        if depth + name.split(['.', ':']).count() <= 9 {
+        let (hits, capped) = self.lookup_uncached(release, name, depth)?;
+        if !capped {
             self.lookups
                 .lock()
                 .expect("lookup cache lock")
                 .1
                 .put(key, hits.clone());
         }
-        Ok(hits)
+        Ok((hits, capped))
     }
 
     fn lookup_uncached(
@@ -1177,48 +1177,63 @@ impl Engine {
         release: &str,
         name: &str,
         depth: usize,
-    ) -> Result<Vec<(String, String, String)>, AnswerError> {
+    ) -> Result<(Vec<(String, String, String)>, bool), AnswerError> {
         let hits = self.lookup_stored(release, name)?;
-        if !hits.is_empty() || depth > 8 {
-            return Ok(hits);
+        if !hits.is_empty() {
+            return Ok((hits, false));
+        }
+        if depth > 8 {
+            return Ok((hits, true));
         }
         let Some((parent, last)) = name.rsplit_once('.') else {
-            return Ok(hits);
+            return Ok((hits, false));
         };
-        let parents = self.lookup_depth(release, parent, depth + 1)?;
+        let (parents, mut capped) = self.lookup_depth(release, parent, depth + 1)?;
         for (_, parent_q, _) in &parents {
             if parent_q != parent {
                 let found = self.lookup_stored(release, &format!("{parent_q}.{last}"))?;
                 if !found.is_empty() {
-                    return Ok(as_alias(found));
+                    return Ok((as_alias(found), capped));
                 }
             }
         }
-        // Inherited members: `Sub.member` is the member of the first ancestor that has it
-        // (rg:base lists every ancestor in method resolution order for Python; JavaScript
-        // lists the direct bases, so a base's member is looked up through its own bases).
+        // Inherited members: `Sub.member` is the member of an ancestor that has it. Python's
+        // rg:base lists every ancestor, so one step over them is the whole walk; JavaScript
+        // lists the direct bases, written as the source names them (`Base`, looked up in the
+        // subclass's module first), so a base's member is then looked up through its bases.
+        let javascript = parent.contains(':');
+        let mut through_bases = Vec::new();
         for (parent_iri, _, _) in &parents {
             for (p, base) in self.store.describe(release, parent_iri)? {
-                if p == crate::vocab::rg::BASE.as_str() {
-                    let base = term_value(&base);
-                    let mut names = vec![format!("{base}.{last}")];
-                    // A JavaScript base is written as the source names it (`Base`); look for it
-                    // in the subclass's module first.
-                    if !base.contains(':')
-                        && let Some((spec, _)) = parent.split_once(':')
-                    {
-                        names.insert(0, format!("{spec}:{base}.{last}"));
+                if p != crate::vocab::rg::BASE.as_str() {
+                    continue;
+                }
+                let base = term_value(&base);
+                let mut names = vec![format!("{base}.{last}")];
+                if !base.contains(':')
+                    && let Some((spec, _)) = parent.split_once(':')
+                {
+                    names.insert(0, format!("{spec}:{base}.{last}"));
+                }
+                for name in &names {
+                    let found = self.lookup_stored(release, name)?;
+                    if !found.is_empty() {
+                        return Ok((as_alias(found), capped));
                     }
-                    for name in names {
-                        let found = self.lookup_depth(release, &name, depth + 1)?;
-                        if !found.is_empty() {
-                            return Ok(as_alias(found));
-                        }
-                    }
+                }
+                if javascript {
+                    through_bases.extend(names);
                 }
             }
         }
-        Ok(hits)
+        for name in through_bases {
+            let (found, c) = self.lookup_depth(release, &name, depth + 1)?;
+            capped |= c;
+            if !found.is_empty() {
+                return Ok((as_alias(found), capped));
+            }
+        }
+        Ok((hits, capped))
     }
 
     /// The symbols a name denotes by canonical name or by alias, read by direct index scans

@@ -586,18 +586,10 @@ impl Resolver<'_> {
             .iter()
             .map(|(s, f)| (f.as_str(), s.as_str()))
             .collect();
-        // Each exported declaration's shortest public name, the package entry's first.
-        let public: HashMap<(String, String), String> = targets
-            .iter()
-            .filter_map(|(t, aliases)| {
-                let a = aliases
-                    .iter()
-                    .min_by_key(|a| (!a.is_entry, a.spec.len() + a.name.len()))?;
-                Some((t.clone(), format!("{}:{}", a.spec, a.name)))
-            })
-            .collect();
         let mut out: Vec<Symbol> = Vec::new();
         let mut taken: HashSet<String> = HashSet::new();
+        // Classes and interfaces (their index in `out`), for the members of private bases.
+        let mut classes: Vec<(usize, &Decl, &str)> = Vec::new();
         for ((file, local), aliases) in &targets {
             let Some(decl) = self.module(file).and_then(|m| m.decls.get(local)) else {
                 continue;
@@ -654,8 +646,12 @@ impl Resolver<'_> {
                 );
             }
             if matches!(decl.kind, DeclKind::Class | DeclKind::Interface) {
-                self.inherit_from_private_bases(&mut out, first, decl, file, &public);
+                classes.push((first, decl, file));
             }
+        }
+        // Once every public declaration has its canonical name.
+        for (class, decl, file) in classes {
+            self.inherit_from_private_bases(&mut out, &mut locals, class, decl, file, &declared);
         }
         for (spec, file) in &self.layout.modules {
             out.push(Symbol {
@@ -702,14 +698,15 @@ impl Resolver<'_> {
             .cloned()
     }
 
-    /// The declaration a type name of `file` refers to: `Customers`, or `API.Completions`
-    /// through `import * as API`.
+    /// The declaration a type name of `file` refers to: `Customers`, `Base<T>` (as `Base`),
+    /// or `API.Completions` through `import * as API` (or `const API = require(...)`).
     fn type_target(&self, file: &str, name: &str) -> Option<(String, String)> {
+        let name = name.split('<').next().unwrap_or(name).trim();
         match name.split_once('.') {
             None => self.resolve_local(file, name, 0),
             Some((ns, member)) if !member.contains('.') => {
                 let im = self.module(file)?.imports.get(ns)?;
-                if im.name != "*" {
+                if !matches!(im.name.as_str(), "*" | "module.exports") {
                     return None;
                 }
                 let f = self.resolve_from(file, &im.from)?;
@@ -722,42 +719,42 @@ impl Resolver<'_> {
     /// Members a class gets from bases no public name reaches (`class Client extends
     /// BaseClient`, `BaseClient` not exported): nothing else would ever show them, so they are
     /// listed on the class, declared where the base declares them (`inherited_from` is
-    /// `file:Base`, the base having no public name). The bases of such a base
-    /// join the class's own (by a public name when they have one), so lookups go on to public
-    /// ancestors.
+    /// `file:Base`, the base having no public name). The public bases of such a base join the
+    /// class's own, by their canonical names, so lookups go on to them.
     fn inherit_from_private_bases(
         &self,
         out: &mut Vec<Symbol>,
+        locals: &mut Locals,
         class: usize,
         decl: &Decl,
         file: &str,
-        public: &HashMap<(String, String), String>,
+        declared: &Declared,
     ) {
         let canonical = out[class].qualified_name.clone();
         let aliases = out[class].aliases.clone();
         let mut have: HashSet<&str> = decl.members.iter().map(|m| m.name.as_str()).collect();
-        let mut queue: Vec<(String, String)> = decl
+        // (the file naming the base, the base as written, reached through a private base)
+        let mut queue: Vec<(String, String, bool)> = decl
             .bases
             .iter()
-            .map(|b| (file.to_string(), b.clone()))
+            .map(|b| (file.to_string(), b.clone(), false))
             .collect();
         let mut seen: HashSet<(String, String)> = HashSet::new();
         let mut more_bases = Vec::new();
         let mut next = 0;
         while next < queue.len() && seen.len() < 16 {
-            let (from, written) = queue[next].clone();
+            let (from, written, via_private) = queue[next].clone();
             next += 1;
-            let name = written.split('<').next().unwrap_or(&written).trim();
-            let Some(target) = self.type_target(&from, name) else {
+            let Some(target) = self.type_target(&from, &written) else {
                 continue;
             };
-            if from != file
-                && let Some(name) = public.get(&target)
-            {
-                // A public base of a private base, by its public name.
-                more_bases.push(name.clone());
+            if let Some(public) = declared.get(&target) {
+                if via_private {
+                    more_bases.push(public.clone());
+                }
+                continue;
             }
-            if public.contains_key(&target) || !seen.insert(target.clone()) {
+            if !seen.insert(target.clone()) {
                 continue;
             }
             let Some(base) = self.module(&target.0).and_then(|m| m.decls.get(&target.1)) else {
@@ -774,9 +771,18 @@ impl Resolver<'_> {
                 }
                 let mut member = member_symbol(m, &canonical, &aliases, &target.0);
                 member.inherited_from = Some(format!("{}:{}", target.0, target.1));
+                // Its implementation is the base's, in the JavaScript beside the base.
+                locals.insert(
+                    member.qualified_name.clone(),
+                    (target.1.clone(), Some(m.name.clone())),
+                );
                 out.push(member);
             }
-            queue.extend(base.bases.iter().map(|b| (target.0.clone(), b.clone())));
+            queue.extend(
+                base.bases
+                    .iter()
+                    .map(|b| (target.0.clone(), b.clone(), true)),
+            );
         }
         for b in more_bases {
             if !out[class].bases.contains(&b) {
@@ -900,9 +906,8 @@ impl Resolver<'_> {
         if depth > 8 || decl.kind != DeclKind::Class {
             return None;
         }
-        // `extends Base<T>` names `Base`; `extends ns.Base` is not followed.
-        let name = base.split('<').next().unwrap_or(base).trim();
-        let (f, local) = self.resolve_local(file, name, 0)?;
+        // `extends Base<T>` names `Base`; `extends ns.Base` goes through the namespace import.
+        let (f, local) = self.type_target(file, base)?;
         let base_decl = self.module(&f)?.decls.get(&local)?;
         self.constructor(&f, base_decl, depth + 1)
     }
@@ -1146,8 +1151,6 @@ fn split_top_level(text: &str, sep: char) -> Vec<&str> {
     out
 }
 
-/// A function-like symbol from its signatures: the last one is the most general (TypeScript's
-/// convention for overloads, and a JavaScript implementation follows its overloads).
 /// The symbol of member `m` of the class `canonical` (also known as `aliases`), declared in
 /// `file`.
 fn member_symbol(m: &Member, canonical: &str, aliases: &[String], file: &str) -> Symbol {
@@ -1179,6 +1182,8 @@ fn member_symbol(m: &Member, canonical: &str, aliases: &[String], file: &str) ->
     member
 }
 
+/// A function-like symbol from its signatures: the last one is the most general (TypeScript's
+/// convention for overloads, and a JavaScript implementation follows its overloads).
 fn callable(base: Symbol, sigs: &[Sig], name: &str, prefix: &str) -> Symbol {
     let Some(last) = sigs.last() else {
         return base;

@@ -351,4 +351,19 @@ fn members_of_a_base_no_public_name_reaches_are_listed_on_the_class() {
     assert_eq!(close.qualified_name, "sdk:Resource.close");
     // The private base itself stays private.
     assert!(e.api_detail(&v, "sdk:BaseClient").is_err());
+
+    // All in one file, as bundled declarations are.
+    let (e, v) = sdk_release(&[
+        (
+            "package.json",
+            r#"{"name": "sdk", "version": "1.0.0", "types": "index.d.ts"}"#,
+        ),
+        (
+            "index.d.ts",
+            "export declare class Resource {\n    close(): void;\n}\ndeclare class BaseClient extends Resource {\n    request(path: string): Promise<Response>;\n}\nexport declare class Client extends BaseClient {}\n",
+        ),
+    ]);
+    assert!(e.api_detail(&v, "sdk:Client.request").is_ok());
+    let close = e.api_detail(&v, "sdk:Client.close").unwrap();
+    assert_eq!(close.qualified_name, "sdk:Resource.close");
 }

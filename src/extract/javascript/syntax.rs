@@ -1092,7 +1092,8 @@ impl Walker<'_, '_> {
     }
 
     /// `export import X = A.B;` (TypeScript): `X` exports what `A.B` names, `A` being a
-    /// namespace import (`import * as A`) or a local; `export import X = Y;` exports `Y`.
+    /// namespace import (`import * as A`, or a `require`; a local `namespace A` is not
+    /// followed); `export import X = Y;` exports `Y`.
     fn exported_import_alias(&mut self, decl: Node) {
         let mut c = decl.walk();
         let named: Vec<Node> = decl
