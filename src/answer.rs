@@ -108,7 +108,10 @@ impl std::fmt::Display for PinnedMissing {
     }
 }
 
-fn as_alias(found: Vec<(String, String, String)>) -> Vec<(String, String, String)> {
+/// Symbols a name denotes: (symbol IRI, canonical name, "canonical" or "alias").
+type Hits = Vec<(String, String, String)>;
+
+fn as_alias(found: Hits) -> Hits {
     found
         .into_iter()
         .map(|(s, q, _)| (s, q, "alias".to_string()))
@@ -1148,7 +1151,7 @@ impl Engine {
         release: &str,
         name: &str,
         depth: usize,
-    ) -> Result<(Vec<(String, String, String)>, bool), AnswerError> {
+    ) -> Result<(Hits, bool), AnswerError> {
         let generation = self.store.generation();
         let key = (release.to_string(), name.to_string());
         {
@@ -1177,7 +1180,7 @@ impl Engine {
         release: &str,
         name: &str,
         depth: usize,
-    ) -> Result<(Vec<(String, String, String)>, bool), AnswerError> {
+    ) -> Result<(Hits, bool), AnswerError> {
         let hits = self.lookup_stored(release, name)?;
         if !hits.is_empty() {
             return Ok((hits, false));
