@@ -1207,11 +1207,19 @@ impl Engine {
         let javascript = parent.contains(':');
         let mut through_bases = Vec::new();
         for (parent_iri, _, _) in &parents {
-            for (p, base) in self.store.describe(release, parent_iri)? {
-                if p != crate::vocab::rg::BASE.as_str() {
-                    continue;
-                }
-                let base = term_value(&base);
+            let facts = self.store.describe(release, parent_iri)?;
+            let fact = |p: oxigraph::model::NamedNodeRef<'static>| {
+                facts
+                    .iter()
+                    .filter(move |(q, _)| q == p.as_str())
+                    .map(|(_, v)| term_value(v))
+            };
+            // In method resolution order when there is more than one base.
+            let bases: Vec<String> = match fact(crate::vocab::rg::BASE_ORDER).next() {
+                Some(order) => order.lines().map(str::to_string).collect(),
+                None => fact(crate::vocab::rg::BASE).collect(),
+            };
+            for base in bases {
                 let mut names = vec![format!("{base}.{last}")];
                 if !base.contains(':')
                     && let Some((spec, _)) = parent.split_once(':')

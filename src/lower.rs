@@ -459,6 +459,10 @@ fn lower_symbol(w: &mut Writer, package: &PackageId, release: &NamedNode, s: &Sy
     for b in &s.bases {
         w.str(&iri, rg::BASE, b);
     }
+    if s.bases.len() > 1 {
+        // A property's values keep no order; the method resolution order does matter.
+        w.str(&iri, rg::BASE_ORDER, &s.bases.join("\n"));
+    }
     for (i, o) in s.overloads.iter().enumerate() {
         let on = node(format!("{local}/overload/{i}"));
         w.add(&iri, rg::OVERLOAD_PROP, on.clone());

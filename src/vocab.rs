@@ -73,6 +73,7 @@ pub mod rg {
         SUMMARY = "summary",
         DECORATOR = "decorator",
         BASE = "base",
+        BASE_ORDER = "baseOrder",
         OVERLOAD_PROP = "overload",
         INHERITED_FROM = "inheritedFrom",
         DEPRECATION_PROP = "deprecation",

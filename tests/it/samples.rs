@@ -353,3 +353,31 @@ fn sparql_rows_and_time_are_limited() {
     assert!(matches!(r, Err(AnswerError::Timeout(_))), "{r:?}");
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
+
+/// `class C(Q, P)` with both bases defining `m`: Python calls `Q.m` (the method resolution
+/// order), whatever order the store keeps a property's values in.
+#[test]
+fn a_member_two_bases_define_is_the_one_the_mro_finds_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("mro");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(
+        pkg.join("__init__.py"),
+        "class P:\n    def m(self, a): ...\n\nclass Q:\n    def m(self, a, b): ...\n\nclass C(Q, P):\n    pass\n\nclass D(P, Q):\n    pass\n",
+    )
+    .unwrap();
+    let store = refgraph::store::Store::in_memory();
+    crate::support::try_ingest(
+        &store,
+        dir.path(),
+        &refgraph::model::PackageId::new("pypi", "mro"),
+        "1.0.0",
+    )
+    .unwrap();
+    let e = refgraph::answer::Engine::new(store);
+    let v = e.choose(Some("mro"), Some("1.0.0"), None).unwrap();
+    for (name, owner) in [("mro.C.m", "mro.Q.m"), ("mro.D.m", "mro.P.m")] {
+        let d = e.api_detail(&v, name).unwrap();
+        assert_eq!(d.qualified_name, owner, "{name}");
+    }
+}
