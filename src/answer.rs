@@ -108,10 +108,7 @@ impl std::fmt::Display for PinnedMissing {
     }
 }
 
-/// Symbols a name denotes: (symbol IRI, canonical name, "canonical" or "alias").
-type Hits = Vec<(String, String, String)>;
-
-fn as_alias(found: Hits) -> Hits {
+fn as_alias(found: Lookup) -> Lookup {
     found
         .into_iter()
         .map(|(s, q, _)| (s, q, "alias".to_string()))
@@ -992,11 +989,7 @@ impl Engine {
 
     /// Symbols named `name` in a release: (symbol IRI, canonical, via). Besides stored names,
     /// `Alias.member` resolves when `Alias` names a class whose own path has `member`.
-    pub(crate) fn lookup(
-        &self,
-        release: &str,
-        name: &str,
-    ) -> Result<Vec<(String, String, String)>, AnswerError> {
+    pub(crate) fn lookup(&self, release: &str, name: &str) -> Result<Lookup, AnswerError> {
         let (hits, _) = self.lookup_depth(release, name, 0)?;
         if hits.is_empty()
             && let Some(key) = crate::extract::openapi::endpoint_key(name)
@@ -1007,11 +1000,7 @@ impl Engine {
     }
 
     /// Operations whose endpoint key (`GET /pets/{}`) is `key`, as aliases.
-    fn lookup_endpoint(
-        &self,
-        release: &str,
-        key: &str,
-    ) -> Result<Vec<(String, String, String)>, AnswerError> {
+    fn lookup_endpoint(&self, release: &str, key: &str) -> Result<Lookup, AnswerError> {
         let rows = self.store.select(
             &queries::symbol_by_endpoint,
             &[("release", iri(release)), ("key", lit(key))],
@@ -1151,7 +1140,7 @@ impl Engine {
         release: &str,
         name: &str,
         depth: usize,
-    ) -> Result<(Hits, bool), AnswerError> {
+    ) -> Result<(Lookup, bool), AnswerError> {
         let generation = self.store.generation();
         let key = (release.to_string(), name.to_string());
         {
@@ -1180,7 +1169,7 @@ impl Engine {
         release: &str,
         name: &str,
         depth: usize,
-    ) -> Result<(Hits, bool), AnswerError> {
+    ) -> Result<(Lookup, bool), AnswerError> {
         let hits = self.lookup_stored(release, name)?;
         if !hits.is_empty() {
             return Ok((hits, false));
@@ -1251,16 +1240,12 @@ impl Engine {
     /// (this runs for every prefix a lookup walks, where parsing a query each time cost more
     /// than the scan): (symbol IRI, canonical name, "canonical" or "alias"), canonical
     /// first, then by name.
-    fn lookup_stored(
-        &self,
-        release: &str,
-        name: &str,
-    ) -> Result<Vec<(String, String, String)>, AnswerError> {
+    fn lookup_stored(&self, release: &str, name: &str) -> Result<Lookup, AnswerError> {
         use crate::vocab::rg;
         let qname = rg::QUALIFIED_NAME.as_str();
         let mut out = Vec::new();
         for (via, predicate) in [("canonical", qname), ("alias", rg::ALIAS.as_str())] {
-            let mut found: Vec<(String, String, String)> = self
+            let mut found: Lookup = self
                 .store
                 .subjects_with(release, predicate, name, qname)?
                 .into_iter()
