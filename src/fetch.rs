@@ -109,6 +109,15 @@ fn agent() -> ureq::Agent {
 
 /// Requests sent to a registry by this process (metadata and downloads; cache hits excluded):
 /// how `refgraph sync` shows that a second run did no network work.
+/// A name of its own for a download in progress: two processes (or threads) fetching the same
+/// file at once must not write into one temporary file, or one renames it while the other is
+/// still writing and then fails to find it.
+pub(crate) fn part_name(name: &str) -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!(".{name}.{}.{n}.part", std::process::id())
+}
+
 static REQUESTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// The number of registry requests this process has sent.
@@ -359,7 +368,7 @@ fn download(
             want,
         });
     }
-    let tmp = cache_dir.join(format!(".{safe_name}.part"));
+    let tmp = cache_dir.join(part_name(&safe_name));
     let mut out = std::fs::File::create(&tmp).map_err(cache_err(&tmp))?;
     out.write_all(&bytes).map_err(cache_err(&tmp))?;
     out.sync_all().map_err(cache_err(&tmp))?;
@@ -531,7 +540,9 @@ pub fn registry_versions(
     };
     // A cache that cannot be written only costs a later request.
     let _ = std::fs::create_dir_all(&dir).and_then(|_| {
-        let tmp = file.with_extension("part");
+        let tmp = dir.join(part_name(
+            &file.file_name().unwrap_or_default().to_string_lossy(),
+        ));
         std::fs::write(&tmp, serde_json::to_vec(&out).unwrap_or_default())?;
         std::fs::rename(tmp, &file)
     });

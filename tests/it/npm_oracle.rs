@@ -76,6 +76,8 @@ pub fn node_tools(cache: &Path) -> PathBuf {
 
 /// Unpacks an npm tarball for the oracle (`DIR/package/...`), once.
 pub fn unpack(tgz: &Path, dir: &Path, js_only: bool) -> PathBuf {
+    let lock = crate::support::cache_lock(dir);
+    let _held = lock.lock().unwrap_or_else(|p| p.into_inner());
     let done = dir.join(".complete");
     if !done.exists() {
         let _ = std::fs::remove_dir_all(dir);

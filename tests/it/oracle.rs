@@ -72,6 +72,8 @@ fn pip_install(target: &Path, specs: &[String]) {
 /// `pip install --target` once (a `.complete` marker says it finished), with or without the
 /// releases' own dependencies.
 pub(crate) fn pip_install_into(target: &Path, specs: &[String], with_deps: bool) {
+    let lock = crate::support::cache_lock(target);
+    let _held = lock.lock().unwrap_or_else(|p| p.into_inner());
     if target.join(".complete").exists() {
         return;
     }

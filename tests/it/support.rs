@@ -82,16 +82,32 @@ pub fn snapshot(e: &Engine, package: &str, version: &str, name: &str) -> String 
     )
 }
 
+/// Holds the cache folder `path` for one test thread at a time. The tests of one run share
+/// the cache and fill it on first use: without this, two of them install into the same folder
+/// at once and one reads what the other has half written (seen on a fresh machine: the
+/// requests oracle read a half-installed openai and found 42 calls instead of over 50).
+pub fn cache_lock(path: &std::path::Path) -> std::sync::Arc<std::sync::Mutex<()>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    static LOCKS: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>> = OnceLock::new();
+    LOCKS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .entry(path.to_path_buf())
+        .or_default()
+        .clone()
+}
+
 /// `npm install SPEC` into `cache/dir` once (`name` is the package whose `package.json` says
 /// it is there): the node oracles' tools.
 pub fn npm_install(cache: &std::path::Path, dir: &str, name: &str, spec: &str) -> PathBuf {
     let tools = cache.join(dir);
-    if tools
-        .join("node_modules")
-        .join(name)
-        .join("package.json")
-        .exists()
-    {
+    let lock = cache_lock(&tools);
+    let _held = lock.lock().unwrap_or_else(|p| p.into_inner());
+    // Written once npm has finished: a `package.json` alone may be an interrupted install.
+    let done = tools.join(format!(".complete-{}", spec.replace('/', "_")));
+    if done.exists() {
         return tools;
     }
     std::fs::create_dir_all(&tools).unwrap();
@@ -102,6 +118,15 @@ pub fn npm_install(cache: &std::path::Path, dir: &str, name: &str, spec: &str) -
         .status()
         .expect("npm is needed for the node oracles (see scripts/setup)");
     assert!(status.success(), "npm install {spec} failed");
+    assert!(
+        tools
+            .join("node_modules")
+            .join(name)
+            .join("package.json")
+            .exists(),
+        "npm install {spec} left no {name}/package.json"
+    );
+    std::fs::write(&done, "").unwrap();
     tools
 }
 

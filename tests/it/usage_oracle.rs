@@ -387,7 +387,7 @@ fn requested_endpoints_agree_with_the_oracle_parsers() {
         }
         assert!(
             expected.len() >= 50,
-            "{} {}: only {} requests to check",
+            "{} {}: only {} requests to check\n{report}",
             sdk.name,
             sdk.version,
             expected.len()
