@@ -397,6 +397,7 @@ pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits
     let (mut symbols, locals, declared) = resolver.symbols();
     // Before the symbols move to their JavaScript: the declarations are the evidence.
     facts.relations = resolver.relations(&symbols, &declared);
+    resolver.canonical_bases(&mut symbols, &declared);
     if let Some(file) = resolver.cut.borrow().as_ref() {
         facts.diagnostics.push(Diagnostic {
             file: file.clone(),
@@ -791,6 +792,32 @@ impl Resolver<'_> {
         }
     }
 
+    /// Each base a class or interface names in this package, by its canonical name
+    /// (`extends Core.APIClient<Opts>` -> `sdk/core:APIClient`), as Python's bases are stored:
+    /// lookups, the diff's base and inherited-member rules and the relations then agree on one
+    /// name whatever alias or namespace the source went through. A base from outside the
+    /// package (`Error`, `EventEmitter`) or of another shape stays as written.
+    fn canonical_bases(&self, symbols: &mut [Symbol], declared: &Declared) {
+        for s in symbols
+            .iter_mut()
+            .filter(|s| matches!(s.kind, SymbolKind::Class | SymbolKind::Interface))
+        {
+            let mut bases: Vec<String> = Vec::with_capacity(s.bases.len());
+            for written in &s.bases {
+                let base = self
+                    .type_target(&s.defined_in, written)
+                    .and_then(|t| declared.get(&t))
+                    .cloned()
+                    .unwrap_or_else(|| written.clone());
+                // `class X implements X` (a class merged with its interface) is no base.
+                if base != s.qualified_name && !bases.contains(&base) {
+                    bases.push(base);
+                }
+            }
+            s.bases = bases;
+        }
+    }
+
     /// Typed links between the public symbols: properties holding a class instance, methods
     /// and functions returning one, bases. Types are resolved in the declaring file.
     fn relations(&self, symbols: &[Symbol], declared: &Declared) -> Vec<Relation> {
@@ -859,7 +886,13 @@ impl Resolver<'_> {
                 SymbolKind::Class | SymbolKind::Interface => {
                     for b in &s.bases {
                         let name = b.split('<').next().unwrap_or(b).trim();
-                        if let Some(o) = self.class_named(&s.defined_in, name, declared, &classes)
+                        // A private base's public bases are already canonical names.
+                        let o = if classes.contains(name) {
+                            Some(name.to_string())
+                        } else {
+                            self.class_named(&s.defined_in, name, declared, &classes)
+                        };
+                        if let Some(o) = o
                             && o != s.qualified_name
                         {
                             out.push(link(

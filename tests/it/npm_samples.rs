@@ -259,18 +259,87 @@ fn a_tarball_with_parent_paths_writes_nothing_outside_and_ingests_the_rest() {
     assert_eq!(snapshot(&e), before, "other releases answer as before");
 }
 
-/// A package `sdk` 1.0.0 made of `files` (path, text), ingested into a fresh store, chosen.
-fn sdk_release(files: &[(&str, &str)]) -> (Engine, Chosen) {
+/// Release `version` of a package `sdk` made of `files` (path, text), ingested into `store`.
+fn ingest_sdk(store: &Store, version: &str, files: &[(&str, &str)]) {
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in files {
         std::fs::write(dir.path().join(name), text).unwrap();
     }
-    let store = Store::in_memory();
-    let report = ingest_npm(&store, dir.path(), "sdk", "1.0.0").unwrap();
+    let report = ingest_npm(store, dir.path(), "sdk", version).unwrap();
     assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+}
+
+/// A package `sdk` 1.0.0 made of `files` (path, text), ingested into a fresh store, chosen.
+fn sdk_release(files: &[(&str, &str)]) -> (Engine, Chosen) {
+    let store = Store::in_memory();
+    ingest_sdk(&store, "1.0.0", files);
     let e = Engine::new(store);
     let v = e.choose(Some("sdk"), Some("1.0.0"), None).unwrap();
     (e, v)
+}
+
+/// Bases written through a namespace and with type arguments (`extends Core.APIClient<{}>`,
+/// as openai-node writes its client) are stored by their canonical names: lookups, the class
+/// detail and the diff's inherited-member rule all follow them.
+#[test]
+fn bases_written_through_a_namespace_or_with_type_arguments_are_followed() {
+    const CORE: &str = "export declare class APIClient<Opts> {\n    get(path: string, opts?: Opts): Promise<Response>;\n}\nexport declare class Page<T> {\n    next(): Promise<Page<T>>;\n}\n";
+    const V1: &str = "import * as Core from './core';\nexport { APIClient, Page } from './core';\nexport declare class Client {}\nexport declare class Users {}\n";
+    const V2: &str = "import * as Core from './core';\nimport { Page } from './core';\nexport { APIClient, Page } from './core';\nexport declare class Client extends Core.APIClient<{}> {}\nexport declare class Users extends Page<string> {}\n";
+    let package = r#"{"name": "sdk", "version": "1.0.0", "types": "index.d.ts"}"#;
+    let store = Store::in_memory();
+    ingest_sdk(
+        &store,
+        "1.0.0",
+        &[
+            ("package.json", package),
+            ("core.d.ts", CORE),
+            ("index.d.ts", V1),
+        ],
+    );
+    ingest_sdk(
+        &store,
+        "2.0.0",
+        &[
+            ("package.json", package),
+            ("core.d.ts", CORE),
+            ("index.d.ts", V2),
+        ],
+    );
+    let e = Engine::new(store);
+    let v = e.choose(Some("sdk"), Some("2.0.0"), None).unwrap();
+    let client = e.api_detail(&v, "sdk:Client").unwrap();
+    assert_eq!(client.bases, ["sdk:APIClient"]);
+    let get = e.api_detail(&v, "sdk:Client.get").unwrap();
+    assert_eq!(get.qualified_name, "sdk:APIClient.get");
+    assert_eq!(get.inherited_from.as_deref(), Some("sdk:APIClient"));
+    let next = e.api_detail(&v, "sdk:Users.next").unwrap();
+    assert_eq!(next.qualified_name, "sdk:Page.next");
+    // Not in 1.0.0, where neither class has a base.
+    let v1 = e.choose(Some("sdk"), Some("1.0.0"), None).unwrap();
+    assert!(e.api_detail(&v1, "sdk:Client.get").is_err());
+
+    let d = e
+        .diff_report(
+            "pkg:npm/sdk",
+            "1.0.0",
+            "2.0.0",
+            &refgraph::diff::DiffOptions::default(),
+        )
+        .unwrap();
+    let mut gained: Vec<&str> = d
+        .changes
+        .iter()
+        .filter(|c| c.rule == "inherited_member_added")
+        .map(|c| c.qualified_name.as_str())
+        .collect();
+    gained.sort();
+    assert_eq!(
+        gained,
+        ["sdk:Client.get", "sdk:Users.next"],
+        "{:#?}",
+        d.changes
+    );
 }
 
 /// The shapes of openai-node's index: error classes three levels deep, a namespace re-exported
