@@ -245,11 +245,19 @@ impl TextIndex {
         let err = |e| IndexError::Tantivy(dir.to_path_buf(), e);
         let layout_file = dir.join("LAYOUT");
         let current = std::fs::read_to_string(&layout_file).unwrap_or_default();
-        if current.trim() != LAYOUT && dir.exists() {
-            std::fs::remove_dir_all(dir).map_err(|e| IndexError::Dir(dir.to_path_buf(), e))?;
+        let dir_err = |e| IndexError::Dir(dir.to_path_buf(), e);
+        if current.trim() != LAYOUT {
+            if dir.exists() {
+                std::fs::remove_dir_all(dir).map_err(dir_err)?;
+            }
+            std::fs::create_dir_all(dir).map_err(dir_err)?;
+            // Written whole or not at all, and only here: every `refgraph search` opens the
+            // index, and one that read a file another was rewriting in place took it for a
+            // layout change and wiped the index.
+            let tmp = dir.join(crate::fetch::part_name("LAYOUT"));
+            std::fs::write(&tmp, LAYOUT).map_err(dir_err)?;
+            std::fs::rename(&tmp, &layout_file).map_err(dir_err)?;
         }
-        std::fs::create_dir_all(dir).map_err(|e| IndexError::Dir(dir.to_path_buf(), e))?;
-        std::fs::write(&layout_file, LAYOUT).map_err(|e| IndexError::Dir(dir.to_path_buf(), e))?;
         let (schema, fields) = schema();
         // Random access: the kernel reads no pages ahead of the ones a search touches, so the
         // mapped index adds to the server's RSS only what searches read.
@@ -1174,6 +1182,43 @@ mod tests {
         assert!(hits.iter().all(|h| !h.chunk.id.ends_with('#')), "{hits:?}");
         index.remove_release("pkg:pypi/empty@1").unwrap();
         assert!(!index.releases().unwrap().contains_key("pkg:pypi/empty@1"));
+    }
+
+    /// Opening an index is what every `refgraph search` does, and several may run at once
+    /// (or beside `serve`): none of them may take another's half-written layout file for an
+    /// index of another layout and wipe it.
+    #[test]
+    fn opening_an_index_many_times_at_once_loses_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        {
+            let index = TextIndex::open(&path, None).unwrap();
+            index
+                .replace_release(
+                    "pkg:pypi/x@1",
+                    "t1",
+                    &[chunk(
+                        "pkg:pypi/x@1",
+                        "a",
+                        "Upload",
+                        "Retry a failed upload.",
+                    )],
+                    &|_, _| {},
+                )
+                .unwrap();
+        }
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    for _ in 0..200 {
+                        TextIndex::open(&path, None).unwrap();
+                    }
+                });
+            }
+        });
+        let index = TextIndex::open(&path, None).unwrap();
+        assert_eq!(index.releases().unwrap()["pkg:pypi/x@1"].0, "t1");
+        assert_eq!(index.len().unwrap(), 1);
     }
 
     /// Coverage is read from postings: across segments (one per commit), in any of the text
