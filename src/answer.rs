@@ -1191,8 +1191,9 @@ impl Engine {
         }
         // Inherited members: `Sub.member` is the member of an ancestor that has it. Python's
         // rg:base lists every ancestor, so one step over them is the whole walk; JavaScript
-        // lists the direct bases, written as the source names them (`Base`, looked up in the
-        // subclass's module first), so a base's member is then looked up through its bases.
+        // lists the direct bases (by canonical name when the package exports them, else as
+        // written, then looked up in the subclass's module first), so a base's member is then
+        // looked up through its bases.
         let javascript = parent.contains(':');
         let mut through_bases = Vec::new();
         for (parent_iri, _, _) in &parents {

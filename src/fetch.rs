@@ -107,17 +107,21 @@ fn agent() -> ureq::Agent {
         .into()
 }
 
-/// Requests sent to a registry by this process (metadata and downloads; cache hits excluded):
-/// how `refgraph sync` shows that a second run did no network work.
 /// A name of its own for a download in progress: two processes (or threads) fetching the same
 /// file at once must not write into one temporary file, or one renames it while the other is
-/// still writing and then fails to find it.
+/// still writing and then fails to find it. The clock joins the process id and a counter for
+/// processes of different containers sharing one cache (each may be process 1).
 pub(crate) fn part_name(name: &str) -> String {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    format!(".{name}.{}.{n}.part", std::process::id())
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!(".{name}.{}.{n}.{nanos}.part", std::process::id())
 }
 
+/// Requests sent to a registry by this process (metadata and downloads; cache hits excluded):
+/// how `refgraph sync` shows that a second run did no network work.
 static REQUESTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// The number of registry requests this process has sent.

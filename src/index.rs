@@ -244,8 +244,14 @@ impl TextIndex {
     pub fn open(dir: &Path, model_dir: Option<PathBuf>) -> Result<Self, IndexError> {
         let err = |e| IndexError::Tantivy(dir.to_path_buf(), e);
         let layout_file = dir.join("LAYOUT");
-        let current = std::fs::read_to_string(&layout_file).unwrap_or_default();
         let dir_err = |e| IndexError::Dir(dir.to_path_buf(), e);
+        // Only a missing file means "no index of this layout": an index that cannot be read
+        // is an error to report, not a reason to delete it.
+        let current = match std::fs::read_to_string(&layout_file) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(dir_err(e)),
+        };
         if current.trim() != LAYOUT {
             if dir.exists() {
                 std::fs::remove_dir_all(dir).map_err(dir_err)?;

@@ -127,8 +127,15 @@ pub struct ReleaseFacts {
 
 impl ReleaseFacts {
     /// `extends` links for the bases of classes that are classes of the same release, by
-    /// canonical name or alias (the extractors resolve bases to those).
+    /// canonical name or alias (the extractors resolve bases to those), unless the extractor
+    /// has linked the pair already (with the source text as evidence).
     pub fn add_base_relations(&mut self) {
+        let linked: std::collections::HashSet<(String, String)> = self
+            .relations
+            .iter()
+            .filter(|r| r.kind == RelationKind::Extends)
+            .map(|r| (r.subject.clone(), r.object.clone()))
+            .collect();
         let classes: std::collections::HashMap<&str, &str> = self
             .symbols
             .iter()
@@ -147,6 +154,7 @@ impl ReleaseFacts {
             for b in &s.bases {
                 if let Some(object) = classes.get(b.as_str())
                     && *object != s.qualified_name
+                    && !linked.contains(&(s.qualified_name.clone(), object.to_string()))
                 {
                     links.push(Relation {
                         subject: s.qualified_name.clone(),

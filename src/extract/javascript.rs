@@ -886,13 +886,7 @@ impl Resolver<'_> {
                 SymbolKind::Class | SymbolKind::Interface => {
                     for b in &s.bases {
                         let name = b.split('<').next().unwrap_or(b).trim();
-                        // A private base's public bases are already canonical names.
-                        let o = if classes.contains(name) {
-                            Some(name.to_string())
-                        } else {
-                            self.class_named(&s.defined_in, name, declared, &classes)
-                        };
-                        if let Some(o) = o
+                        if let Some(o) = self.class_named(&s.defined_in, name, declared, &classes)
                             && o != s.qualified_name
                         {
                             out.push(link(

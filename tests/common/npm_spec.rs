@@ -33,7 +33,13 @@ pub fn npm_spec(cache: &Path, npm: &str, version: &str, file: &str) -> PathBuf {
         .find(|f| f.path == want)
         .unwrap_or_else(|| panic!("{file} not in {npm}@{version}"));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join(".partial"), spec.text).unwrap();
-    std::fs::rename(dir.join(".partial"), &out).unwrap();
+    // A name of its own: two tests may fetch the same spec at once.
+    let partial = dir.join(format!(
+        ".partial.{}.{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::write(&partial, spec.text).unwrap();
+    std::fs::rename(&partial, &out).unwrap();
     out
 }

@@ -110,6 +110,10 @@ fn remove_declarations(dir: &Path) {
 }
 
 pub fn ts_oracle(pkg: &Path, tools: &Path, out: &Path, allow_js: bool) -> (Value, f64) {
+    // Two tests walk the same release into the same file; neither may read the other's
+    // half-written output.
+    let lock = crate::support::cache_lock(out);
+    let _held = lock.lock().unwrap_or_else(|p| p.into_inner());
     let mut cmd = Command::new("node");
     cmd.arg(repo().join("tests/oracle/ts_api.mjs"))
         .arg("--pkg")

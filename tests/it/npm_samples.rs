@@ -310,6 +310,9 @@ fn bases_written_through_a_namespace_or_with_type_arguments_are_followed() {
     let v = e.choose(Some("sdk"), Some("2.0.0"), None).unwrap();
     let client = e.api_detail(&v, "sdk:Client").unwrap();
     assert_eq!(client.bases, ["sdk:APIClient"]);
+    // One `extends` link, with the source text as its evidence.
+    let related = e.related(&v, "sdk:Client", Some("base")).unwrap().related;
+    assert_eq!(related.len(), 1, "{related:?}");
     let get = e.api_detail(&v, "sdk:Client.get").unwrap();
     assert_eq!(get.qualified_name, "sdk:APIClient.get");
     assert_eq!(get.inherited_from.as_deref(), Some("sdk:APIClient"));
