@@ -2,7 +2,7 @@
 //! verified by the registry's digest (sha256; npm's sha512 `integrity`) and cached under the
 //! data directory.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
@@ -105,19 +105,6 @@ fn agent() -> ureq::Agent {
         .http_status_as_error(false)
         .build()
         .into()
-}
-
-/// A name of its own for a download in progress: two processes (or threads) fetching the same
-/// file at once must not write into one temporary file, or one renames it while the other is
-/// still writing and then fails to find it. The clock joins the process id and a counter for
-/// processes of different containers sharing one cache (each may be process 1).
-pub(crate) fn part_name(name: &str) -> String {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    format!(".{name}.{}.{n}.{nanos}.part", std::process::id())
 }
 
 /// Requests sent to a registry by this process (metadata and downloads; cache hits excluded):
@@ -372,11 +359,9 @@ fn download(
             want,
         });
     }
-    let tmp = cache_dir.join(part_name(&safe_name));
-    let mut out = std::fs::File::create(&tmp).map_err(cache_err(&tmp))?;
-    out.write_all(&bytes).map_err(cache_err(&tmp))?;
-    out.sync_all().map_err(cache_err(&tmp))?;
-    std::fs::rename(&tmp, &target).map_err(cache_err(&target))?;
+    // Two fetches of one file at once (threads, or processes sharing the cache) each write a
+    // temporary file of their own.
+    crate::fsutil::write_atomic(&target, &bytes).map_err(cache_err(&target))?;
     Ok(Fetched {
         path: target,
         url: url.to_string(),
@@ -544,11 +529,7 @@ pub fn registry_versions(
     };
     // A cache that cannot be written only costs a later request.
     let _ = std::fs::create_dir_all(&dir).and_then(|_| {
-        let tmp = dir.join(part_name(
-            &file.file_name().unwrap_or_default().to_string_lossy(),
-        ));
-        std::fs::write(&tmp, serde_json::to_vec(&out).unwrap_or_default())?;
-        std::fs::rename(tmp, &file)
+        crate::fsutil::write_atomic(&file, &serde_json::to_vec(&out).unwrap_or_default())
     });
     Ok(out)
 }

@@ -260,9 +260,7 @@ impl TextIndex {
             // Written whole or not at all, and only here: every `refgraph search` opens the
             // index, and one that read a file another was rewriting in place took it for a
             // layout change and wiped the index.
-            let tmp = dir.join(crate::fetch::part_name("LAYOUT"));
-            std::fs::write(&tmp, LAYOUT).map_err(dir_err)?;
-            std::fs::rename(&tmp, &layout_file).map_err(dir_err)?;
+            crate::fsutil::write_atomic(&layout_file, LAYOUT.as_bytes()).map_err(dir_err)?;
         }
         let (schema, fields) = schema();
         // Random access: the kernel reads no pages ahead of the ones a search touches, so the

@@ -10,6 +10,7 @@ pub mod answer;
 pub mod diff;
 pub mod extract;
 pub mod fetch;
+mod fsutil;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod http;

@@ -319,9 +319,8 @@ pub fn install(
                 }
             }
             let target = dir.join(f.name);
-            let tmp = dir.join(crate::fetch::part_name(f.name));
-            std::fs::write(&tmp, &bytes).map_err(|e| InstallError::Write(tmp.clone(), e))?;
-            std::fs::rename(&tmp, &target).map_err(|e| InstallError::Write(target.clone(), e))?;
+            crate::fsutil::write_atomic(&target, &bytes)
+                .map_err(|e| InstallError::Write(target.clone(), e))?;
             written.push(target);
         }
     }
