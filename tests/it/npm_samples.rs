@@ -259,10 +259,12 @@ fn a_tarball_with_parent_paths_writes_nothing_outside_and_ingests_the_rest() {
     assert_eq!(snapshot(&e), before, "other releases answer as before");
 }
 
-/// Release `version` of a package `sdk` made of `files` (path, text), ingested into `store`.
+/// Release `version` of a package `sdk` made of `files` (path, text) and a `package.json`
+/// whose types are `index.d.ts`, ingested into `store`.
 fn ingest_sdk(store: &Store, version: &str, files: &[(&str, &str)]) {
     let dir = tempfile::tempdir().unwrap();
-    for (name, text) in files {
+    let package = r#"{"name": "sdk", "version": "1.0.0", "types": "index.d.ts"}"#;
+    for (name, text) in std::iter::once(&("package.json", package)).chain(files) {
         std::fs::write(dir.path().join(name), text).unwrap();
     }
     let report = ingest_npm(store, dir.path(), "sdk", version).unwrap();
@@ -286,26 +288,9 @@ fn bases_written_through_a_namespace_or_with_type_arguments_are_followed() {
     const CORE: &str = "export declare class APIClient<Opts> {\n    get(path: string, opts?: Opts): Promise<Response>;\n}\nexport declare class Page<T> {\n    next(): Promise<Page<T>>;\n}\n";
     const V1: &str = "import * as Core from './core';\nexport { APIClient, Page } from './core';\nexport declare class Client {}\nexport declare class Users {}\n";
     const V2: &str = "import * as Core from './core';\nimport { Page } from './core';\nexport { APIClient, Page } from './core';\nexport declare class Client extends Core.APIClient<{}> {}\nexport declare class Users extends Page<string> {}\n";
-    let package = r#"{"name": "sdk", "version": "1.0.0", "types": "index.d.ts"}"#;
     let store = Store::in_memory();
-    ingest_sdk(
-        &store,
-        "1.0.0",
-        &[
-            ("package.json", package),
-            ("core.d.ts", CORE),
-            ("index.d.ts", V1),
-        ],
-    );
-    ingest_sdk(
-        &store,
-        "2.0.0",
-        &[
-            ("package.json", package),
-            ("core.d.ts", CORE),
-            ("index.d.ts", V2),
-        ],
-    );
+    ingest_sdk(&store, "1.0.0", &[("core.d.ts", CORE), ("index.d.ts", V1)]);
+    ingest_sdk(&store, "2.0.0", &[("core.d.ts", CORE), ("index.d.ts", V2)]);
     let e = Engine::new(store);
     let v = e.choose(Some("sdk"), Some("2.0.0"), None).unwrap();
     let client = e.api_detail(&v, "sdk:Client").unwrap();
@@ -351,10 +336,6 @@ fn bases_written_through_a_namespace_or_with_type_arguments_are_followed() {
 fn members_inherited_through_several_bases_and_typeof_reexports_resolve() {
     let (e, v) = sdk_release(&[
         (
-            "package.json",
-            r#"{"name": "sdk", "version": "1.0.0", "types": "index.d.ts"}"#,
-        ),
-        (
             "error.d.ts",
             "export declare class APIError extends Error {\n    readonly status: number | undefined;\n    static generate(status: number): APIError;\n}\nexport declare class APIConnectionError extends APIError {}\nexport declare class APIConnectionTimeoutError extends APIConnectionError {}\n",
         ),
@@ -389,10 +370,6 @@ fn members_inherited_through_several_bases_and_typeof_reexports_resolve() {
 fn members_of_a_base_no_public_name_reaches_are_listed_on_the_class() {
     let (e, v) = sdk_release(&[
         (
-            "package.json",
-            r#"{"name": "sdk", "version": "1.0.0", "types": "index.d.ts"}"#,
-        ),
-        (
             "core.d.ts",
             "export declare class Resource {\n    close(): void;\n}\nexport declare class BaseClient extends Resource {\n    /** Send a request. */\n    request(path: string, init?: RequestInit): Promise<Response>;\n    get(path: string): Promise<Response>;\n}\n",
         ),
@@ -425,16 +402,10 @@ fn members_of_a_base_no_public_name_reaches_are_listed_on_the_class() {
     assert!(e.api_detail(&v, "sdk:BaseClient").is_err());
 
     // All in one file, as bundled declarations are.
-    let (e, v) = sdk_release(&[
-        (
-            "package.json",
-            r#"{"name": "sdk", "version": "1.0.0", "types": "index.d.ts"}"#,
-        ),
-        (
-            "index.d.ts",
-            "export declare class Resource {\n    close(): void;\n}\ndeclare class BaseClient extends Resource {\n    request(path: string): Promise<Response>;\n}\nexport declare class Client extends BaseClient {}\n",
-        ),
-    ]);
+    let (e, v) = sdk_release(&[(
+        "index.d.ts",
+        "export declare class Resource {\n    close(): void;\n}\ndeclare class BaseClient extends Resource {\n    request(path: string): Promise<Response>;\n}\nexport declare class Client extends BaseClient {}\n",
+    )]);
     assert!(e.api_detail(&v, "sdk:Client.request").is_ok());
     let close = e.api_detail(&v, "sdk:Client.close").unwrap();
     assert_eq!(close.qualified_name, "sdk:Resource.close");
