@@ -68,10 +68,17 @@ def main(url, shot, downloads):
         driver.find_element(By.CSS_SELECTOR, ".yasr_downloadIcon").click()
         deadline = time.time() + 15
         files = []
+        # Chromium can show the final name before the content is written (an empty file, or
+        # one still growing beside a .crdownload): wait for a finished, non-empty, stable file.
+        last_size = None
         while time.time() < deadline:
-            files = [f for f in glob.glob(os.path.join(downloads, "*")) if not f.endswith(".crdownload")]
-            if files:
+            names = glob.glob(os.path.join(downloads, "*"))
+            files = [f for f in names if not f.endswith(".crdownload")]
+            partial = len(files) != len(names)
+            size = os.path.getsize(files[0]) if files else 0
+            if files and not partial and size > 0 and size == last_size:
                 break
+            last_size = size
             time.sleep(0.2)
         seen["downloads"] = [os.path.basename(f) for f in files]
         seen["csv"] = open(files[0], encoding="utf-8").read() if files else None

@@ -83,6 +83,32 @@ fn ingest_whole(data: &Path, tree: &Path, version: &str) -> Duration {
     started.elapsed()
 }
 
+/// Waits until `deadline` (measured from `started`) for `child` to exit, polling every
+/// millisecond; how long it ran when it exited first, `None` when it is still running.
+fn exited_before(
+    child: &mut std::process::Child,
+    started: Instant,
+    deadline: Duration,
+) -> Option<Duration> {
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return Some(started.elapsed());
+        }
+        let spent = started.elapsed();
+        if spent >= deadline {
+            return None;
+        }
+        std::thread::sleep((deadline - spent).min(Duration::from_millis(1)));
+    }
+}
+
+/// The median of the durations observed for one kind of ingest.
+fn median(observed: &[Duration]) -> Duration {
+    let mut d = observed.to_vec();
+    d.sort();
+    d[d.len() / 2]
+}
+
 /// What a client sees of the releases that were complete before the kills.
 fn answers(store: &Store) -> String {
     let e = Engine::new(store.clone());
@@ -185,8 +211,11 @@ fn ingest_killed_at_random_points_never_leaves_a_partial_release() {
     // bigpkg 1.0.0 exists from the start: odd trials replace it. Timings are taken again on
     // this store (it grows), so that kill points cover the whole run and a bit after.
     ingest_whole(&data, &small, "1.0.0");
-    let t_new = t_new.max(ingest_whole(&data, &fresh, "9.9.9"));
-    let t_replace = t_replace.max(ingest_whole(&data, &big, "1.0.0"));
+    // Kill points are drawn over 1.5 times the median duration of each kind, observed so far:
+    // a single early timing (cold caches) made the window too long once, and more than half
+    // the trials finished before their kill.
+    let mut t_new = vec![t_new, ingest_whole(&data, &fresh, "9.9.9")];
+    let mut t_replace = vec![t_replace, ingest_whole(&data, &big, "1.0.0")];
     let (before, base_sizes) = {
         let store = Store::open(&store_dir).unwrap();
         let sizes: Vec<u64> = survivors.iter().map(|r| graph_size(&store, r)).collect();
@@ -205,20 +234,24 @@ fn ingest_killed_at_random_points_never_leaves_a_partial_release() {
             (
                 if now == small_n { &big } else { &small },
                 "1.0.0".to_string(),
-                t_replace,
+                median(&t_replace),
             )
         } else {
-            (&fresh, format!("9.0.{trial}"), t_new)
+            (&fresh, format!("9.0.{trial}"), median(&t_new))
         };
         let release = format!("pkg:pypi/bigpkg@{version}");
         // Kill points spread over a whole ingest: start-up, parsing, lowering, the store write.
         let after = Duration::from_micros(rng.below(full.as_micros() as u64 * 3 / 2));
+        let started = Instant::now();
         let mut child = ingest_args(&mut refgraph(&data), tree, "pkg:pypi/bigpkg", &version)
             .spawn()
             .unwrap();
-        std::thread::sleep(after);
-        match child.try_wait().unwrap() {
-            Some(_) => finished += 1,
+        match exited_before(&mut child, started, after) {
+            Some(took) => {
+                finished += 1;
+                let observed = if replace { &mut t_replace } else { &mut t_new };
+                observed.push(took);
+            }
             None => {
                 child.kill().unwrap(); // SIGKILL
                 killed += 1;
@@ -251,7 +284,10 @@ fn ingest_killed_at_random_points_never_leaves_a_partial_release() {
     }
     eprintln!(
         "kill test: {trials} trials, {killed} killed mid-ingest, {finished} finished first; \
-         afterwards the release was absent {absent} times and whole {whole} times, never partial"
+         afterwards the release was absent {absent} times and whole {whole} times, never partial; \
+         median ingest {:?} new, {:?} replacement",
+        median(&t_new),
+        median(&t_replace)
     );
     assert!(
         killed >= trials / 2,
