@@ -148,12 +148,36 @@ pub struct ReleaseInfo {
     pub symbols: i64,
     pub ingested_at: String,
     pub source: String,
+    /// The facts version that wrote the release's graph (0: before the property existed); a
+    /// release below [`crate::lower::FACTS_VERSION`] is stale, see [`ReleaseInfo::stale`].
+    pub facts_version: i64,
     /// When doc pages were last added with `refgraph docs` (they live in `<release>/docs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub docs_added_at: Option<String>,
 }
 
 impl ReleaseInfo {
+    /// Whether an older build of refgraph wrote this release: its facts may differ from what
+    /// this build extracts from the same files (re-ingest it to compare like with like).
+    pub fn stale(&self) -> bool {
+        self.facts_version < crate::lower::FACTS_VERSION
+    }
+
+    /// What to tell a user about a stale release, `None` when it is current.
+    pub fn stale_note(&self) -> Option<String> {
+        self.stale().then(|| {
+            format!(
+                "{}@{} was stored by an older refgraph (facts version {}, this one writes {}): re-ingest it (`refgraph add {}@{}`, or `refgraph ingest` on its files) so its facts match",
+                self.package,
+                self.version,
+                self.facts_version,
+                crate::lower::FACTS_VERSION,
+                self.package,
+                self.version
+            )
+        })
+    }
+
     /// What the text index records to know whether its chunks of this release are current:
     /// the ingest time, and the time doc pages were added, if they were.
     pub fn index_stamp(&self) -> String {
@@ -852,6 +876,7 @@ impl Engine {
                     symbols: get_int(r, "symbols").unwrap_or(0),
                     ingested_at: get_str(r, "ingested").unwrap_or_default(),
                     source: get_str(r, "source").unwrap_or_default(),
+                    facts_version: get_int(r, "facts").unwrap_or(0),
                     docs_added_at: get_str(r, "docs_added"),
                 })
             })

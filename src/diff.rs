@@ -119,6 +119,10 @@ pub struct DiffReport {
     pub changes: Vec<Change>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+    /// What may make the report wrong, such as a release stored by an older refgraph whose
+    /// facts differ from what this one extracts (the differences may be the extractor's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Changes a project has decided to live with: one `RULE [NAME]` per line, `*` matching any
@@ -737,6 +741,10 @@ impl Engine {
             summary,
             changes: page,
             next_cursor,
+            warnings: [&old.release, &new.release]
+                .into_iter()
+                .filter_map(|r| r.stale_note())
+                .collect(),
         })
     }
 

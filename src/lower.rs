@@ -132,6 +132,16 @@ pub fn summary_of(doc: &str) -> String {
     doc.split("\n\n").next().unwrap_or(doc).replace('\n', " ")
 }
 
+/// The version of the facts this build writes for a release (`rg:factsVersion`). Raise it with
+/// any extractor or lowering change that stores different facts for the same input, so that
+/// releases written before are known to be stale: `releases` marks them, `diff` warns that
+/// their differences may be the extractor's, and `sync` re-ingests them. Releases written
+/// before the property existed count as 0.
+///
+/// 1: JavaScript bases stored by canonical name (`class A extends Core.APIClient` names
+///    `pkg/core:APIClient`, not `Core.APIClient`).
+pub const FACTS_VERSION: i64 = 1;
+
 /// Lowers one release's facts into quads of its named graph.
 pub fn release_quads(
     package: &PackageId,
@@ -160,6 +170,7 @@ pub fn release_quads(
             oxigraph::model::vocab::xsd::DATE_TIME,
         ),
     );
+    w.add(&release, rg::FACTS_VERSION, Literal::from(FACTS_VERSION));
     w.add(
         &release,
         rg::SYMBOL_COUNT,

@@ -687,6 +687,14 @@ fn run(cli: Cli) -> Result<u8> {
                 Ok(index) => engine = engine.with_index(index, Some(synonyms_dir(&data))),
                 Err(e) => tracing::warn!("serving without concept search: {e:#}"),
             }
+            match engine.releases() {
+                Ok(rels) => {
+                    for note in rels.iter().filter_map(|r| r.stale_note()) {
+                        tracing::warn!("{note}");
+                    }
+                }
+                Err(e) => tracing::warn!("cannot list the stored releases: {e}"),
+            }
             let engine = Arc::new(engine);
             if engine.text_index_handle().is_some() {
                 let syncing = engine.clone();
@@ -980,11 +988,18 @@ fn run(cli: Cli) -> Result<u8> {
             } else if rels.is_empty() {
                 println!("no releases indexed");
             } else {
+                let stale: Vec<String> = rels.iter().filter_map(|r| r.stale_note()).collect();
                 for r in rels {
                     println!(
-                        "{:<40} {:>7} symbols  {}",
-                        r.release, r.symbols, r.ingested_at
+                        "{:<40} {:>7} symbols  {}{}",
+                        r.release,
+                        r.symbols,
+                        r.ingested_at,
+                        if r.stale() { "  (stale)" } else { "" }
                     );
+                }
+                for note in stale {
+                    eprintln!("warning: {note}");
                 }
             }
             Ok(exit::OK)

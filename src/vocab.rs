@@ -54,6 +54,7 @@ pub mod rg {
         PACKAGE_NAME = "packageName",
         VERSION = "version",
         INGESTED_AT = "ingestedAt",
+        FACTS_VERSION = "factsVersion",
         PAGES_ADDED_AT = "pagesAddedAt",
         SOURCE = "source",
         SHA256 = "sha256",

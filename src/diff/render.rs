@@ -58,6 +58,9 @@ impl DiffReport {
     /// the old and new signatures, and the hint.
     pub fn to_text(&self) -> String {
         let mut out = self.headline();
+        for w in &self.warnings {
+            let _ = write!(out, "\nwarning: {w}");
+        }
         for (sev, title) in SEVERITIES {
             let group: Vec<&Change> = self.changes.iter().filter(|c| c.severity == sev).collect();
             if group.is_empty() {
@@ -101,6 +104,9 @@ impl DiffReport {
         );
         if s.ignored > 0 {
             let _ = writeln!(out, "\n{} changes left out by the ignore file.", s.ignored);
+        }
+        for w in &self.warnings {
+            let _ = writeln!(out, "\n> **Warning:** {}", md_cell(w));
         }
         for (sev, title) in SEVERITIES {
             let group: Vec<&Change> = self.changes.iter().filter(|c| c.severity == sev).collect();
@@ -186,6 +192,14 @@ impl DiffReport {
             .replace("{possibly}", &s.possibly_breaking.to_string())
             .replace("{not}", &s.not_breaking.to_string())
             .replace("{counts}", &esc(&self.counts_line(" · ")))
+            .replace(
+                "{warnings}",
+                &self
+                    .warnings
+                    .iter()
+                    .map(|w| format!("<p class=\"warning\">Warning: {}</p>", code_spans(w)))
+                    .collect::<String>(),
+            )
             .replace("{modules}", &options)
             .replace("{total}", &self.changes.len().to_string())
             .replace("{rows}", &rows)
@@ -204,6 +218,9 @@ each step where the code uses the symbol, keep everything else as it is, and do 
 anything this list or get_api_detail (version {}) does not show to exist.\n",
             self.package, self.from, self.package, self.to, self.to
         );
+        for w in &self.warnings {
+            let _ = write!(out, "\nCaution: {w}");
+        }
         let steps: Vec<&Change> = self
             .changes
             .iter()

@@ -64,7 +64,7 @@ pub enum Event<'a> {
 }
 
 /// Resolves every dependency of `project` (ranges against the registries' release lists) and
-/// fetches and ingests those not in `store`.
+/// fetches and ingests those not in `store`, or stored there by an older refgraph (stale facts).
 pub fn sync(
     store: &Store,
     project: &Project,
@@ -74,14 +74,18 @@ pub fn sync(
     let started = Instant::now();
     let requests = crate::fetch::requests_sent();
     let engine = crate::answer::Engine::new(store.clone());
-    let indexed: Vec<String> = engine.releases()?.into_iter().map(|r| r.release).collect();
+    let stored = engine.releases()?;
+    // Releases stored by an older refgraph are fetched (from the cache when it holds them)
+    // and ingested again, so their facts match this build's.
+    let current = |release: &str| stored.iter().any(|r| r.release == release && !r.stale());
+    let stale = |release: &str| stored.iter().find(|r| r.release == release && r.stale());
     let resolved = project.resolve_all(opts.transitive, &mut |p| {
         crate::fetch::registry_versions(p, &opts.cache, opts.versions_max_age)
             .map(|v| (v.versions, registry_name(p).to_string()))
             .map_err(|e| e.to_string())
     });
     let mut items: Vec<SyncItem> = Vec::new();
-    let mut todo: Vec<(usize, PackageId, String)> = Vec::new();
+    let mut todo: Vec<(usize, PackageId, String, Option<String>)> = Vec::new();
     for r in resolved {
         let (outcome, detail) = match (&r.version, &r.problem) {
             (_, Some(p)) if r.not_from_registry => ("skipped", Some(p.clone())),
@@ -90,9 +94,15 @@ pub fn sync(
             (Some(v), None) => {
                 let id = PackageId::parse(&r.package).map(|(id, _)| id);
                 match id {
-                    Ok(id) if indexed.contains(&id.release_purl(v)) => ("indexed", None),
+                    Ok(id) if current(&id.release_purl(v)) => ("indexed", None),
                     Ok(id) => {
-                        todo.push((items.len(), id, v.clone()));
+                        let why = stale(&id.release_purl(v)).map(|r| {
+                            format!(
+                                "stored by an older refgraph (facts version {}), ingested again",
+                                r.facts_version
+                            )
+                        });
+                        todo.push((items.len(), id, v.clone(), why));
                         ("failed", None) // until ingested
                     }
                     Err(e) => ("unresolved", Some(e)),
@@ -116,18 +126,20 @@ pub fn sync(
             scope.spawn(move || {
                 loop {
                     let next = queue.lock().expect("queue").next();
-                    let Some((at, id, version)) = next else { break };
+                    let Some((at, id, version, why)) = next else {
+                        break;
+                    };
                     let release = id.release_purl(&version);
                     on(Event::Fetching(&release));
                     let got = crate::ingest::fetch_release(&id, &version, &opts.cache, &|_, _| {});
-                    if tx.send((at, id, version, got)).is_err() {
+                    if tx.send((at, id, version, why, got)).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(tx);
-        for (at, id, version, got) in rx {
+        for (at, id, version, why, got) in rx {
             let release = id.release_purl(&version);
             let result = got.and_then(|f| {
                 crate::ingest::ingest_fetched(store, &id, &version, &f, &opts.limits)
@@ -136,7 +148,10 @@ pub fn sync(
                 Ok(report) => {
                     on(Event::Ingested(&release));
                     items[at].outcome = "ingested";
-                    items[at].detail = Some(format!("{} symbols", report.symbols));
+                    items[at].detail = Some(match &why {
+                        Some(why) => format!("{} symbols; {why}", report.symbols),
+                        None => format!("{} symbols", report.symbols),
+                    });
                     ingested.push(report.release);
                 }
                 Err(e) => {

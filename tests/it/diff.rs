@@ -3,7 +3,7 @@
 
 use refgraph::diff::DiffReport;
 
-use crate::support::acme;
+use crate::support::{acme, make_stale};
 
 fn kinds_of<'a>(d: &'a DiffReport, name: &str) -> Vec<&'a str> {
     d.changes
@@ -161,4 +161,53 @@ fn openapi_operations_are_diffed_by_endpoint() {
             ("schema_property_added", Some("birthday"))
         ]
     );
+}
+
+#[test]
+fn a_release_stored_by_an_older_refgraph_is_named_in_the_diff() {
+    let e = acme();
+    let current = refgraph::lower::FACTS_VERSION;
+    let rels = e.releases().unwrap();
+    assert!(
+        rels.iter()
+            .all(|r| r.facts_version == current && !r.stale()),
+        "{rels:?}"
+    );
+    let fresh = e
+        .diff_versions("acme-storage", "1.0.0", "2.0.0", false, 5000, None)
+        .unwrap();
+    assert!(fresh.warnings.is_empty(), "{:?}", fresh.warnings);
+    assert!(
+        !serde_json::to_value(&fresh)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .contains_key("warnings")
+    );
+
+    make_stale(e.store(), "pkg:pypi/acme-storage@1.0.0");
+    let rels = e.releases().unwrap();
+    let old = rels.iter().find(|r| r.version == "1.0.0").unwrap();
+    assert_eq!((old.facts_version, old.stale()), (0, true));
+    assert!(!rels.iter().find(|r| r.version == "2.0.0").unwrap().stale());
+
+    let d = e
+        .diff_versions("acme-storage", "1.0.0", "2.0.0", false, 5000, None)
+        .unwrap();
+    assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
+    let w = &d.warnings[0];
+    assert!(
+        w.contains("pkg:pypi/acme-storage@1.0.0")
+            && w.contains("facts version 0")
+            && w.contains(&format!("writes {current}"))
+            && w.contains("re-ingest"),
+        "{w}"
+    );
+    // Every rendering says it, and the changes themselves are untouched.
+    assert_eq!(d.changes.len(), fresh.changes.len());
+    assert!(d.to_text().contains(&format!("warning: {w}")));
+    assert!(d.to_markdown().contains("**Warning:**"));
+    assert!(d.to_html().contains("class=\"warning\""));
+    assert!(d.to_migration_guide(10).contains(&format!("Caution: {w}")));
+    assert!(!fresh.to_html().contains("class=\"warning\""));
 }

@@ -420,6 +420,45 @@ fn sync_ingests_ten_dependencies_and_a_second_run_sends_no_request() {
         first["registry_requests"],
         t2.as_secs_f64()
     );
+    // A release stored by an older refgraph is fetched from the cache and ingested again.
+    crate::support::make_stale(
+        &refgraph::store::Store::open(&data.path().join("store")).unwrap(),
+        "pkg:pypi/six@1.16.0",
+    );
+    let (third, _) = sync_json(data.path(), "sync-ten");
+    assert_eq!(outcomes(&third, "indexed"), 9, "{third:#}");
+    assert_eq!(
+        third["ingested"],
+        serde_json::json!(["pkg:pypi/six@1.16.0"])
+    );
+    // One request: PyPI's file list for six (the archive itself comes from the cache).
+    assert_eq!(third["registry_requests"], 1, "{third:#}");
+    let six = third["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["outcome"] == "ingested")
+        .unwrap();
+    assert!(
+        six["detail"]
+            .as_str()
+            .unwrap()
+            .contains("stored by an older refgraph (facts version 0), ingested again"),
+        "{six:#}"
+    );
+    let out = refgraph(data.path())
+        .args(["--json", "releases"])
+        .output()
+        .unwrap();
+    let releases: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        releases
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["facts_version"] == refgraph::lower::FACTS_VERSION),
+        "{releases:#}"
+    );
     // The releases answer: one from each ecosystem.
     let out = refgraph(data.path())
         .args(["--json", "api", "six.add_move"])

@@ -152,3 +152,20 @@ pub fn run_python(
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// Marks `release` as stored by a refgraph older than the facts version: the triple removed,
+/// as on releases written before it existed.
+pub fn make_stale(store: &Store, release: &str) {
+    let update = oxigraph::sparql::SparqlEvaluator::new()
+        .parse_update(&format!(
+            "DELETE WHERE {{ GRAPH <{release}> {{ <{release}> <https://refgraph.dev/ontology#factsVersion> ?v }} }}"
+        ))
+        .unwrap();
+    store
+        .update(
+            update,
+            oxigraph::sparql::CancellationToken::new(),
+            std::time::Duration::from_secs(10),
+        )
+        .unwrap();
+}
