@@ -243,6 +243,11 @@ pub struct ParamOut {
     /// Default as source text; absent when there is none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default: Option<String>,
+    /// What the documentation says of it (JSDoc `@param`, an OpenAPI parameter's
+    /// `description`); absent when it says nothing. A Python parameter's words stay in the
+    /// docstring, which is the `description` of the symbol.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -1442,6 +1447,7 @@ impl Engine {
                         required: get(props, rg::REQUIRED).as_deref() == Some("true"),
                         type_: get(props, rg::ANNOTATION),
                         default: get(props, rg::DEFAULT),
+                        description: get(props, rg::DESCRIPTION),
                     },
                 ))
             })

@@ -140,7 +140,10 @@ pub fn summary_of(doc: &str) -> String {
 ///
 /// 1: JavaScript bases stored by canonical name (`class A extends Core.APIClient` names
 ///    `pkg/core:APIClient`, not `Core.APIClient`).
-pub const FACTS_VERSION: i64 = 1;
+/// 2: a JavaScript docstring is the whole JSDoc comment (its `@param`, `@returns`, `@example`
+///    tags kept, as a Python docstring keeps its parameter sections); parameters carry their
+///    descriptions (JSDoc `@param`, OpenAPI `description`).
+pub const FACTS_VERSION: i64 = 2;
 
 /// Lowers one release's facts into quads of its named graph.
 pub fn release_quads(
@@ -521,6 +524,9 @@ fn lower_params(w: &mut Writer, owner: &NamedNode, prefix: &str, params: &[Param
         }
         if let Some(d) = &p.default {
             w.str(&pn, rg::DEFAULT, d);
+        }
+        if let Some(d) = p.description.as_deref().filter(|d| !d.is_empty()) {
+            w.str(&pn, rg::DESCRIPTION, d);
         }
     }
 }

@@ -410,3 +410,53 @@ fn members_of_a_base_no_public_name_reaches_are_listed_on_the_class() {
     let close = e.api_detail(&v, "sdk:Client.close").unwrap();
     assert_eq!(close.qualified_name, "sdk:Resource.close");
 }
+
+/// A JSDoc comment is the symbol's docstring whole, as a Python docstring is: the tags that
+/// document use (`@param`, `@returns`, `@example`) stay in it, each `@param`'s words are that
+/// parameter's description, and the concept index reads all of it.
+#[test]
+fn jsdoc_tags_stay_in_the_docstring_and_describe_the_parameters() {
+    let (e, v) = sdk_release(&[(
+        "index.d.ts",
+        "/**\n * During a transaction no views are updated until its end.\n *\n * @param action a function that updates some reactive state\n * @param thisArg - what `this` is inside it\n * @returns the value the action returned\n * @example\n * transaction(() => { a.x = 1; b.y = 2 })\n */\nexport declare function transaction<T>(action: () => T, thisArg?: unknown): T;\n/** @internal */\nexport declare function hidden(): void;\n",
+    )]);
+    let t = e.api_detail(&v, "sdk:transaction").unwrap();
+    let doc = t.description.as_deref().unwrap();
+    assert!(
+        doc.starts_with("During a transaction no views are updated until its end.")
+            && doc.contains("@param action a function that updates some reactive state")
+            && doc.contains("@returns the value the action returned")
+            && doc.contains("@example\ntransaction(() => { a.x = 1; b.y = 2 })"),
+        "{doc}"
+    );
+    let described: Vec<(&str, Option<&str>)> = t
+        .params
+        .iter()
+        .map(|p| (p.name.as_str(), p.description.as_deref()))
+        .collect();
+    assert_eq!(
+        described,
+        [
+            (
+                "action",
+                Some("a function that updates some reactive state")
+            ),
+            ("thisArg", Some("what `this` is inside it")),
+        ]
+    );
+    // A marker tag alone documents nothing.
+    assert_eq!(e.api_detail(&v, "sdk:hidden").unwrap().description, None);
+    // The index finds the function by the words of its parameters.
+    let chunks =
+        refgraph::index::chunks::release_chunks(e.store(), &e.releases().unwrap()[0]).unwrap();
+    let chunk = chunks
+        .iter()
+        .find(|c| c.title == "sdk:transaction")
+        .unwrap();
+    assert!(chunk.text.contains("reactive state"), "{}", chunk.text);
+    assert!(
+        chunk.embed_text.contains("reactive state"),
+        "{}",
+        chunk.embed_text
+    );
+}

@@ -116,6 +116,13 @@ fn operations_answer_parameters_bodies_responses_and_security() {
     );
     let limit = d.params.iter().find(|p| p.name == "limit").unwrap();
     assert_eq!(limit.type_.as_deref(), Some("integer(int32)"));
+    // Its description, from the component the $ref names; `tag` has none.
+    assert_eq!(
+        limit.description.as_deref(),
+        Some("How many pets to return.")
+    );
+    let tag = d.params.iter().find(|p| p.name == "tag").unwrap();
+    assert_eq!(tag.description, None);
     assert_eq!(d.http.as_ref().unwrap().security, vec!["api_key"]);
     assert_eq!(d.http.as_ref().unwrap().tags, vec!["pets"]);
     let ok = &d.responses.as_ref().unwrap()[0];

@@ -62,6 +62,10 @@ pub enum DeclKind {
 /// A parsed JSDoc/TSDoc comment.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Doc {
+    /// The comment as its author wrote it (without the `*` margin): the description, then the
+    /// tags that document use (`@param`, `@returns`, `@example`, `@throws`, ...), as a Python
+    /// docstring keeps its parameter sections. `None` when it documents nothing: no
+    /// description and only marker tags (`@internal`, `@deprecated`, `@since`).
     pub text: Option<String>,
     pub deprecated: Option<String>,
     pub since: Option<String>,
@@ -1560,7 +1564,25 @@ fn type_text(annotation: &str) -> String {
     collapse_ws(annotation.trim_start().trim_start_matches(':').trim())
 }
 
-/// Parses `/** ... */`: the description, `@param`, `@returns`, `@deprecated`, `@since`.
+/// Tags that say how to use a symbol: with words after them, they make a comment worth keeping
+/// even without a description.
+const DOCUMENTING_TAGS: &[&str] = &[
+    "@param",
+    "@arg",
+    "@argument",
+    "@returns",
+    "@return",
+    "@example",
+    "@throws",
+    "@remarks",
+    "@see",
+    "@default",
+    "@defaultValue",
+    "@typeParam",
+    "@template",
+];
+
+/// Parses `/** ... */`: the text, `@param`, `@returns`, `@deprecated`, `@since`.
 pub fn parse_jsdoc(comment: &str) -> Doc {
     let body = comment
         .trim_start_matches("/**")
@@ -1589,8 +1611,12 @@ pub fn parse_jsdoc(comment: &str) -> Doc {
         }
     }
     let description = description.trim();
-    if !description.is_empty() {
-        doc.text = Some(description.to_string());
+    let documents_use = blocks.iter().any(|b| {
+        let (tag, rest) = b.split_once(char::is_whitespace).unwrap_or((b, ""));
+        DOCUMENTING_TAGS.contains(&tag) && !rest.trim().is_empty()
+    });
+    if !description.is_empty() || documents_use {
+        doc.text = Some(body.trim().to_string());
     }
     for b in blocks {
         let (tag, rest) = b.split_once(char::is_whitespace).unwrap_or((&b, ""));
@@ -1947,7 +1973,14 @@ export declare const count: number, local: typeof count;
         let d = parse_jsdoc(
             "/**\n * Sum.\n *\n * @param {number} a - first\n * @param {{x: number}=} b\n * @returns {number}\n * @since 2.0\n */",
         );
-        assert_eq!(d.text.as_deref(), Some("Sum."));
+        // The whole comment is the docstring, tags included, as a Python docstring keeps its
+        // parameter sections.
+        assert_eq!(
+            d.text.as_deref(),
+            Some(
+                "Sum.\n\n@param {number} a - first\n@param {{x: number}=} b\n@returns {number}\n@since 2.0"
+            )
+        );
         assert_eq!(d.params[0].0, "a");
         assert_eq!(d.params[0].3.as_deref(), Some("first"));
         assert_eq!(
@@ -1956,5 +1989,15 @@ export declare const count: number, local: typeof count;
         );
         assert_eq!(d.returns.as_deref(), Some("number"));
         assert_eq!(d.since.as_deref(), Some("2.0"));
+        // Marker tags alone document nothing (a declaration without words inherits its
+        // documentation elsewhere); a tag with words does.
+        assert_eq!(parse_jsdoc("/** @internal */").text, None);
+        assert_eq!(parse_jsdoc("/**\n * @deprecated use b\n */").text, None);
+        assert_eq!(
+            parse_jsdoc("/**\n * @param x the width\n */")
+                .text
+                .as_deref(),
+            Some("@param x the width")
+        );
     }
 }
