@@ -80,9 +80,12 @@ def main():
     )
     t_bm25 = time.perf_counter() - t0
     # Identical texts are embedded once, as refgraph does.
+    # A chunk with an empty embed_text (a symbol without documentation) gets no vector and
+    # takes no part in the vector ranking, as in refgraph.
     unique = {}
     for c in chunks:
-        unique.setdefault(c["embed_text"], len(unique))
+        if c["embed_text"]:
+            unique.setdefault(c["embed_text"], len(unique))
     texts = list(unique)
     vecs = np.zeros((len(texts), 384), dtype=np.float32)
     # Shortest first, as refgraph does: batches of similar length pad less (3x faster here).
@@ -90,7 +93,11 @@ def main():
     for b in range(0, len(order), BATCH):
         batch = order[b : b + BATCH]
         vecs[batch] = embedder.embed([texts[i] for i in batch])
-    matrix = vecs[[unique[c["embed_text"]] for c in chunks]]
+    matrix = np.zeros((len(chunks), vecs.shape[1]), dtype=np.float32)
+    for i, c in enumerate(chunks):
+        if c["embed_text"]:
+            matrix[i] = vecs[unique[c["embed_text"]]]
+    has_vector = np.array([bool(c["embed_text"]) for c in chunks])
     index_s = time.perf_counter() - t0
 
     # Like refgraph, score only the chunks of the release asked for (BM25 keeps the
@@ -107,11 +114,11 @@ def main():
         sims = matrix[ids] @ qv
         fused = {}
         # A chunk sharing no word with the query is not a BM25 hit.
-        for w, s, hit in ((WEIGHTS[0], scores, scores > 0), (WEIGHTS[1], sims, None)):
+        for w, s, hit in ((WEIGHTS[0], scores, scores > 0), (WEIGHTS[1], sims, has_vector[ids])):
             depth = min(DEPTH, len(s))
             top = np.argpartition(-s, depth - 1)[:depth]
             top = top[np.argsort(-s[top])]
-            for rank, t in enumerate(t for t in top if hit is None or hit[t]):
+            for rank, t in enumerate(t for t in top if hit[t]):
                 i = int(ids[t])
                 fused[i] = fused.get(i, 0.0) + w / (K + rank + 1)
         return sorted(fused, key=fused.get, reverse=True)[:5]

@@ -47,7 +47,7 @@ pub enum IndexError {
 
 /// Bumped when the schema or the chunking changes: an index written by another layout is
 /// rebuilt from the store instead of being misread.
-const LAYOUT: &str = "refgraph-index-7";
+const LAYOUT: &str = "refgraph-index-8";
 
 /// The content type of the one document per release that records its stamp, so a release
 /// with no chunks at all is still known to be indexed. It holds no text and is never a hit.
@@ -378,7 +378,12 @@ impl TextIndex {
             d.add_text(f.release, release);
             d.add_text(f.stamp, stamp);
             d.add_text(f.content_type, MARKER);
-            let missing = vectors.iter().filter(|(_, v)| v.is_none()).count();
+            // Chunks with nothing to embed have no vector by design, not for want of a model.
+            let missing = chunks
+                .iter()
+                .zip(&vectors)
+                .filter(|(c, (_, v))| v.is_none() && !c.embed_text.is_empty())
+                .count();
             d.add_u64(f.missing_vectors, missing as u64);
             writer.add_document(d).map_err(|e| self.err(e))?;
         }
@@ -433,8 +438,8 @@ impl TextIndex {
             .map(|_| ())
     }
 
-    /// The vector of each chunk's `embed_text` (None when no model is installed) with the
-    /// text's hash.
+    /// The vector of each chunk's `embed_text` (None when no model is installed, or when the
+    /// text is empty: that chunk takes no part in the vector ranking) with the text's hash.
     fn vectors_for(
         &self,
         chunks: &[Chunk],
@@ -476,7 +481,10 @@ impl TextIndex {
         let mut todo: Vec<usize> = Vec::new();
         let mut seen = HashSet::new();
         for (i, h) in hashes.iter().enumerate() {
-            if !known.contains_key(h.as_str()) && seen.insert(h.as_str()) {
+            if !chunks[i].embed_text.is_empty()
+                && !known.contains_key(h.as_str())
+                && seen.insert(h.as_str())
+            {
                 todo.push(i);
             }
         }
@@ -497,7 +505,11 @@ impl TextIndex {
         }
         Ok(hashes
             .iter()
-            .map(|h| {
+            .zip(chunks)
+            .map(|(h, c)| {
+                if c.embed_text.is_empty() {
+                    return (h.clone(), None);
+                }
                 let v = fresh
                     .get(h.as_str())
                     .cloned()

@@ -83,7 +83,11 @@ pub struct Chunk {
     pub entities: Vec<EntityRef>,
     /// When the source was last changed or ingested (RFC 3339).
     pub last_updated: String,
-    /// What the sentence vector is computed from: the title in words, then the text.
+    /// What the sentence vector is computed from: the title in words, then the text. Empty
+    /// for a symbol without documentation: a bare name gives a sentence model nothing to
+    /// compare a question with (its cosine to a long question is noise, and in a package of
+    /// undocumented members such as mobx's collections it crowded documented chunks out of
+    /// the vector ranking); BM25 and the name ranking still find it.
     pub embed_text: String,
 }
 
@@ -292,7 +296,9 @@ pub fn entity_chunks(
             text.push_str(&format!("\n\nProperties: {}", props.join(", ")));
         }
         let short = short_name(&qname);
-        let embed_text = {
+        let embed_text = if doc.trim().is_empty() && !properties.contains_key(&qname) {
+            String::new()
+        } else {
             let mut e = words_of_name(short);
             if let Some(parent) = get_str(&row, "parent") {
                 e.push_str(&format!(" ({})", words_of_name(short_name(&parent))));

@@ -541,3 +541,53 @@ fn a_search_says_when_the_index_is_behind_the_store() {
         "the note outlived the reindex"
     );
 }
+
+/// A symbol without documentation gets no vector (a bare name gives the sentence model
+/// nothing to compare): the vector ranking never returns it, BM25 and the name ranking still
+/// do, and the release does not count as lacking vectors (it is not reindexed again and
+/// again).
+#[test]
+fn undocumented_symbols_are_found_by_words_and_names_but_not_by_vectors() {
+    let store = Store::in_memory();
+    try_ingest(
+        &store,
+        &crate::support::repo().join("samples/npm/acme-storage-2.0.0"),
+        &PackageId::new("npm", "acme-storage"),
+        "2.0.0",
+    )
+    .unwrap();
+    let index = TextIndex::in_memory(Some(model())).unwrap();
+    let e = Engine::new(store).with_index(Arc::new(index), None);
+    assert_eq!(e.sync_index(false, &|_, _, _| {}).unwrap().len(), 1);
+    assert!(
+        e.sync_index(false, &|_, _, _| {}).unwrap().is_empty(),
+        "reindexed although nothing changed"
+    );
+    let query = |text: &str| DocQuery {
+        query: text.into(),
+        package: Some("pkg:npm/acme-storage".into()),
+        limit: Some(50),
+        ..Default::default()
+    };
+    // `list` has no JSDoc, `get` has one.
+    let list = "@acme/storage:StorageClient.list";
+    let get = "@acme/storage:StorageClient.get";
+    let by_vector = top_entities(
+        &e,
+        &query("list the objects under a prefix"),
+        Mode::VectorOnly,
+        50,
+    );
+    assert!(!by_vector.iter().any(|n| n == list), "{by_vector:?}");
+    let by_vector = top_entities(
+        &e,
+        &query("read an object or a byte range"),
+        Mode::VectorOnly,
+        50,
+    );
+    assert!(by_vector.iter().any(|n| n == get), "{by_vector:?}");
+    for mode in [Mode::Bm25Only, Mode::Fused] {
+        let found = top_entities(&e, &query("StorageClient.list"), mode, 5);
+        assert!(found.iter().any(|n| n == list), "{mode:?}: {found:?}");
+    }
+}
