@@ -111,7 +111,7 @@ def main():
         ids = by_release[f"{q['package']}@{q['version']}"]
         scores = np.array(bm25.get_batch_scores(words(q["query"]), ids.tolist()))
         qv = embedder.embed([q["query"]])[0]
-        sims = matrix[ids] @ qv
+        sims = np.where(has_vector[ids], matrix[ids] @ qv, -np.inf)
         fused = {}
         # A chunk sharing no word with the query is not a BM25 hit.
         for w, s, hit in ((WEIGHTS[0], scores, scores > 0), (WEIGHTS[1], sims, has_vector[ids])):

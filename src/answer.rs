@@ -149,31 +149,34 @@ pub struct ReleaseInfo {
     pub ingested_at: String,
     pub source: String,
     /// The facts version that wrote the release's graph (0: before the property existed); a
-    /// release below [`crate::lower::FACTS_VERSION`] is stale, see [`ReleaseInfo::stale`].
+    /// release of another version than [`crate::lower::facts_version`] gives for its
+    /// ecosystem is stale, see [`ReleaseInfo::stale`].
     pub facts_version: i64,
+    /// Whether another version of refgraph wrote it: its facts may differ from what this one
+    /// extracts from the same files.
+    pub stale: bool,
     /// When doc pages were last added with `refgraph docs` (they live in `<release>/docs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub docs_added_at: Option<String>,
 }
 
 impl ReleaseInfo {
-    /// Whether an older build of refgraph wrote this release: its facts may differ from what
-    /// this build extracts from the same files (re-ingest it to compare like with like).
+    /// Whether another version of refgraph wrote this release: its facts may differ from what
+    /// this one extracts from the same files (re-ingest it to compare like with like).
     pub fn stale(&self) -> bool {
-        self.facts_version < crate::lower::FACTS_VERSION
+        self.stale
     }
 
     /// What to tell a user about a stale release, `None` when it is current.
     pub fn stale_note(&self) -> Option<String> {
         self.stale().then(|| {
             format!(
-                "{}@{} was stored by an older refgraph (facts version {}, this one writes {}): re-ingest it (`refgraph add {}@{}`, or `refgraph ingest` on its files) so its facts match",
+                "{}@{} was stored by another version of refgraph (facts version {}, this one writes {}): ingest it again from {} (`refgraph add` for a registry release, `refgraph ingest PATH` for files) so its facts match",
                 self.package,
                 self.version,
                 self.facts_version,
-                crate::lower::FACTS_VERSION,
-                self.package,
-                self.version
+                crate::lower::facts_version(&self.ecosystem),
+                self.source
             )
         })
     }
@@ -882,6 +885,8 @@ impl Engine {
                     ingested_at: get_str(r, "ingested").unwrap_or_default(),
                     source: get_str(r, "source").unwrap_or_default(),
                     facts_version: get_int(r, "facts").unwrap_or(0),
+                    stale: get_int(r, "facts").unwrap_or(0)
+                        != crate::lower::facts_version(&get_str(r, "ecosystem")?),
                     docs_added_at: get_str(r, "docs_added"),
                 })
             })

@@ -455,8 +455,8 @@ impl TextIndex {
         // Texts embedded before, in any release, found by their hash.
         let searcher = self.reader.searcher();
         let mut known: HashMap<&str, Vec<f32>> = HashMap::new();
-        for h in &hashes {
-            if known.contains_key(h.as_str()) {
+        for (h, c) in hashes.iter().zip(chunks) {
+            if c.embed_text.is_empty() || known.contains_key(h.as_str()) {
                 continue;
             }
             let q = TermQuery::new(
@@ -836,7 +836,9 @@ impl TextIndex {
                     })
                     .map(|c| (c.address, embed::dot(&q, &c.vector)))
                     .collect();
-                used_vectors = !scored.is_empty();
+                // The model ranked whatever chunks have vectors (perhaps none: a release of
+                // undocumented symbols): vectors were used, not missing.
+                used_vectors = true;
                 scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
                 scored.truncate(depth);
                 scored

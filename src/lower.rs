@@ -127,23 +127,34 @@ fn escape_keeping_escapes(s: &str) -> String {
     out
 }
 
-/// The first paragraph of a docstring.
+/// The first paragraph of a docstring; empty when it opens with tags (a JSDoc comment of
+/// `@param` lines only).
 pub fn summary_of(doc: &str) -> String {
-    doc.split("\n\n").next().unwrap_or(doc).replace('\n', " ")
+    let first = doc.split("\n\n").next().unwrap_or(doc);
+    if first.trim_start().starts_with('@') {
+        return String::new();
+    }
+    first.replace('\n', " ")
 }
 
-/// The version of the facts this build writes for a release (`rg:factsVersion`). Raise it with
-/// any extractor or lowering change that stores different facts for the same input, so that
-/// releases written before are known to be stale: `releases` marks them, `diff` warns that
-/// their differences may be the extractor's, and `sync` re-ingests them. Releases written
-/// before the property existed count as 0.
+/// The version of the facts this build writes for a release of `ecosystem`
+/// (`rg:factsVersion`). Raise an ecosystem's number with any extractor or lowering change that
+/// stores different facts for the same input, so that its releases written before are known
+/// to be stale: `releases` marks them, `diff` warns that their differences may be the
+/// extractor's, and `sync` re-ingests them. Releases written before the property existed
+/// count as 0.
 ///
-/// 1: JavaScript bases stored by canonical name (`class A extends Core.APIClient` names
-///    `pkg/core:APIClient`, not `Core.APIClient`).
-/// 2: a JavaScript docstring is the whole JSDoc comment (its `@param`, `@returns`, `@example`
-///    tags kept, as a Python docstring keeps its parameter sections); parameters carry their
-///    descriptions (JSDoc `@param`, OpenAPI `description`).
-pub const FACTS_VERSION: i64 = 2;
+/// - npm 1: bases stored by canonical name (`class A extends Core.APIClient` names
+///   `pkg/core:APIClient`, not `Core.APIClient`). npm 2: the docstring is the whole JSDoc
+///   comment (`@param`, `@returns`, `@example` kept); parameters carry their `@param` words.
+/// - OpenAPI (`generic`) 1: parameters carry their descriptions.
+/// - PyPI 1: the first recorded version.
+pub fn facts_version(ecosystem: &str) -> i64 {
+    match ecosystem {
+        "npm" => 2,
+        _ => 1,
+    }
+}
 
 /// Lowers one release's facts into quads of its named graph.
 pub fn release_quads(
@@ -173,7 +184,11 @@ pub fn release_quads(
             oxigraph::model::vocab::xsd::DATE_TIME,
         ),
     );
-    w.add(&release, rg::FACTS_VERSION, Literal::from(FACTS_VERSION));
+    w.add(
+        &release,
+        rg::FACTS_VERSION,
+        Literal::from(facts_version(&package.ecosystem)),
+    );
     w.add(
         &release,
         rg::SYMBOL_COUNT,
@@ -465,7 +480,10 @@ fn lower_symbol(w: &mut Writer, package: &PackageId, release: &NamedNode, s: &Sy
     }
     if let Some(d) = &s.doc {
         w.str(&iri, rg::DOCSTRING, d);
-        w.str(&iri, rg::SUMMARY, &summary_of(d));
+        let summary = summary_of(d);
+        if !summary.is_empty() {
+            w.str(&iri, rg::SUMMARY, &summary);
+        }
     }
     for d in &s.decorators {
         w.str(&iri, rg::DECORATOR, d);

@@ -424,7 +424,7 @@ Removals that pair with an addition are reported as probable renames, with a con
     },
     /// Print the chunks the text index is built from, one JSON object per line
     #[command(
-        after_help = "Each line holds a chunk's id, release, title, section_path, text (what BM25 ranks), embed_text (what the sentence vector is computed from), source_url and linked entities. Read from the store, as `refgraph reindex` reads them: use it to see why a search finds what it finds, or to feed the same chunks to another pipeline (the search benchmark does).\nExample: refgraph chunks --package click --version 8.1.7 | jq -r .title"
+        after_help = "Each line holds a chunk's id, release, title, section_path, text (what BM25 ranks), embed_text (what the sentence vector is computed from; empty for a symbol without documentation, which gets no vector), source_url and linked entities. Read from the store, as `refgraph reindex` reads them: use it to see why a search finds what it finds, or to feed the same chunks to another pipeline (the search benchmark does).\nExample: refgraph chunks --package click --version 8.1.7 | jq -r .title"
     )]
     Chunks {
         /// Package URL or bare name [default: every package]

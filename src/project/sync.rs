@@ -64,7 +64,7 @@ pub enum Event<'a> {
 }
 
 /// Resolves every dependency of `project` (ranges against the registries' release lists) and
-/// fetches and ingests those not in `store`, or stored there by an older refgraph (stale facts).
+/// fetches and ingests those not in `store`, or stored there by another version of refgraph (stale facts).
 pub fn sync(
     store: &Store,
     project: &Project,
@@ -75,10 +75,7 @@ pub fn sync(
     let requests = crate::fetch::requests_sent();
     let engine = crate::answer::Engine::new(store.clone());
     let stored = engine.releases()?;
-    // Releases stored by an older refgraph are fetched (from the cache when it holds them)
-    // and ingested again, so their facts match this build's.
-    let current = |release: &str| stored.iter().any(|r| r.release == release && !r.stale());
-    let stale = |release: &str| stored.iter().find(|r| r.release == release && r.stale());
+    let find = |release: &str| stored.iter().find(|r| r.release == release);
     let resolved = project.resolve_all(opts.transitive, &mut |p| {
         crate::fetch::registry_versions(p, &opts.cache, opts.versions_max_age)
             .map(|v| (v.versions, registry_name(p).to_string()))
@@ -94,17 +91,25 @@ pub fn sync(
             (Some(v), None) => {
                 let id = PackageId::parse(&r.package).map(|(id, _)| id);
                 match id {
-                    Ok(id) if current(&id.release_purl(v)) => ("indexed", None),
-                    Ok(id) => {
-                        let why = stale(&id.release_purl(v)).map(|r| {
-                            format!(
-                                "stored by an older refgraph (facts version {}), ingested again",
-                                r.facts_version
-                            )
-                        });
-                        todo.push((items.len(), id, v.clone(), why));
-                        ("failed", None) // until ingested
-                    }
+                    Ok(id) => match find(&id.release_purl(v)) {
+                        Some(r) if !r.stale() => ("indexed", None),
+                        // Stored from local files (`refgraph ingest`, perhaps a patched copy):
+                        // the registry's archive must not replace it; say it is stale.
+                        Some(r) if !r.source.starts_with("https://") => ("indexed", r.stale_note()),
+                        // Stored from the registry by another version of refgraph: fetched (from the
+                        // cache when it holds it) and ingested again, so its facts match
+                        // this build's.
+                        stale => {
+                            let why = stale.map(|r| {
+                                format!(
+                                    "stored by another version of refgraph (facts version {}), ingested again",
+                                    r.facts_version
+                                )
+                            });
+                            todo.push((items.len(), id, v.clone(), why));
+                            ("failed", None) // until ingested
+                        }
+                    },
                     Err(e) => ("unresolved", Some(e)),
                 }
             }
@@ -153,6 +158,15 @@ pub fn sync(
                         None => format!("{} symbols", report.symbols),
                     });
                     ingested.push(report.release);
+                }
+                // A stale release that cannot be fetched again stays as it is, still indexed.
+                Err(e) if why.is_some() => {
+                    let why = format!(
+                        "stored by another version of refgraph and not ingested again ({e}); its facts stay those of that version"
+                    );
+                    on(Event::Failed(&release, &why));
+                    items[at].outcome = "indexed";
+                    items[at].detail = Some(why);
                 }
                 Err(e) => {
                     let why = e.to_string();

@@ -166,7 +166,7 @@ fn openapi_operations_are_diffed_by_endpoint() {
 #[test]
 fn a_release_stored_by_an_older_refgraph_is_named_in_the_diff() {
     let e = acme();
-    let current = refgraph::lower::FACTS_VERSION;
+    let current = refgraph::lower::facts_version("pypi");
     let rels = e.releases().unwrap();
     assert!(
         rels.iter()
@@ -200,7 +200,8 @@ fn a_release_stored_by_an_older_refgraph_is_named_in_the_diff() {
         w.contains("pkg:pypi/acme-storage@1.0.0")
             && w.contains("facts version 0")
             && w.contains(&format!("writes {current}"))
-            && w.contains("re-ingest"),
+            && w.contains("ingest it again from")
+            && w.contains("samples/python/acme-storage-1.0.0"),
         "{w}"
     );
     // Every rendering says it, and the changes themselves are untouched.

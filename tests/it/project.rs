@@ -420,7 +420,7 @@ fn sync_ingests_ten_dependencies_and_a_second_run_sends_no_request() {
         first["registry_requests"],
         t2.as_secs_f64()
     );
-    // A release stored by an older refgraph is fetched from the cache and ingested again.
+    // A release stored by another version of refgraph is fetched from the cache and ingested again.
     crate::support::make_stale(
         &refgraph::store::Store::open(&data.path().join("store")).unwrap(),
         "pkg:pypi/six@1.16.0",
@@ -433,17 +433,13 @@ fn sync_ingests_ten_dependencies_and_a_second_run_sends_no_request() {
     );
     // One request: PyPI's file list for six (the archive itself comes from the cache).
     assert_eq!(third["registry_requests"], 1, "{third:#}");
-    let six = third["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["outcome"] == "ingested")
-        .unwrap();
+    let six = item(&third, "pkg:pypi/six");
+    assert_eq!(six["outcome"], "ingested");
     assert!(
         six["detail"]
             .as_str()
             .unwrap()
-            .contains("stored by an older refgraph (facts version 0), ingested again"),
+            .contains("stored by another version of refgraph (facts version 0), ingested again"),
         "{six:#}"
     );
     let out = refgraph(data.path())
@@ -456,8 +452,50 @@ fn sync_ingests_ten_dependencies_and_a_second_run_sends_no_request() {
             .as_array()
             .unwrap()
             .iter()
-            .all(|r| r["facts_version"] == refgraph::lower::FACTS_VERSION),
+            .all(|r| r["stale"] == false
+                && r["facts_version"]
+                    == refgraph::lower::facts_version(r["ecosystem"].as_str().unwrap())),
         "{releases:#}"
+    );
+    // One ingested from local files is never replaced by the registry's archive: still
+    // indexed, said to be stale.
+    let wheel = walk_files(&data.path().join("cache"))
+        .into_iter()
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("six-1.16.0"))
+        })
+        .expect("six's wheel in the download cache");
+    let st = refgraph(data.path())
+        .arg("ingest")
+        .arg(&wheel)
+        .args([
+            "--package",
+            "pkg:pypi/six",
+            "--version",
+            "1.16.0",
+            "--no-index",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    crate::support::make_stale(
+        &refgraph::store::Store::open(&data.path().join("store")).unwrap(),
+        "pkg:pypi/six@1.16.0",
+    );
+    let (fourth, _) = sync_json(data.path(), "sync-ten");
+    assert_eq!(outcomes(&fourth, "indexed"), 10, "{fourth:#}");
+    assert_eq!(fourth["ingested"], serde_json::json!([]));
+    let six = item(&fourth, "pkg:pypi/six");
+    let detail = six["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("stored by another version of refgraph")
+            && detail.contains(&wheel.display().to_string()),
+        "{six:#}"
     );
     // The releases answer: one from each ecosystem.
     let out = refgraph(data.path())
@@ -613,4 +651,28 @@ fn mcp_answers_for_the_release_each_root_pins() {
         missing["structured"]["indexed"],
         serde_json::json!(["7.1.2", "8.1.7"])
     );
+}
+
+/// The sync report's item for `package`.
+fn item<'a>(report: &'a Value, package: &str) -> &'a Value {
+    report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["package"] == package)
+        .unwrap_or_else(|| panic!("{package} is not in the report"))
+}
+
+/// Every file under `dir`, recursively.
+fn walk_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk_files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }

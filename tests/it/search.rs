@@ -572,6 +572,17 @@ fn undocumented_symbols_are_found_by_words_and_names_but_not_by_vectors() {
     // `list` has no JSDoc, `get` has one.
     let list = "@acme/storage:StorageClient.list";
     let get = "@acme/storage:StorageClient.get";
+    let chunks =
+        refgraph::index::chunks::release_chunks(e.store(), &e.releases().unwrap()[0]).unwrap();
+    let embeds = |name: &str| {
+        chunks
+            .iter()
+            .find(|c| c.title == name)
+            .map(|c| c.embed_text.clone())
+            .unwrap()
+    };
+    assert_eq!(embeds(list), "");
+    assert!(embeds(get).contains("byte range"), "{}", embeds(get));
     let by_vector = top_entities(
         &e,
         &query("list the objects under a prefix"),

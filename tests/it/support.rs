@@ -158,7 +158,8 @@ pub fn run_python(
 pub fn make_stale(store: &Store, release: &str) {
     let update = oxigraph::sparql::SparqlEvaluator::new()
         .parse_update(&format!(
-            "DELETE WHERE {{ GRAPH <{release}> {{ <{release}> <https://refgraph.dev/ontology#factsVersion> ?v }} }}"
+            "DELETE WHERE {{ GRAPH <{release}> {{ <{release}> <{}> ?v }} }}",
+            refgraph::vocab::rg::FACTS_VERSION.as_str()
         ))
         .unwrap();
     store

@@ -62,11 +62,15 @@ pub enum DeclKind {
 /// A parsed JSDoc/TSDoc comment.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Doc {
-    /// The comment as its author wrote it (without the `*` margin): the description, then the
-    /// tags that document use (`@param`, `@returns`, `@example`, `@throws`, ...), as a Python
-    /// docstring keeps its parameter sections. `None` when it documents nothing: no
-    /// description and only marker tags (`@internal`, `@deprecated`, `@since`).
+    /// The whole comment (without the `*` margin): the description, a blank line, then every
+    /// tag as written (`@param`, `@returns`, `@example`, also `@deprecated`, `@since`), as a
+    /// Python docstring keeps its parameter sections; its first paragraph is the description.
+    /// `None` when it documents nothing: no description, and no tag with words beyond a type
+    /// and a name (`/** @internal */`, `/** @param {string} name */`).
     pub text: Option<String>,
+    /// The description alone (the text before the first tag): what a declaration says of
+    /// itself, which decides whether another declaration's comment stands in for it.
+    pub description: Option<String>,
     pub deprecated: Option<String>,
     pub since: Option<String>,
     /// `@param {type} name description`: name -> (type, optional, description).
@@ -75,6 +79,13 @@ pub struct Doc {
 }
 
 impl Doc {
+    /// Whether `other` (the comment of another declaration of the same thing: an overload, a
+    /// merged interface, the function of an ES5 class) should stand in for this one: this one
+    /// has no description, and `other` has one or this one documents nothing at all.
+    pub fn stands_in(&self, other: &Doc) -> bool {
+        self.description.is_none() && (other.description.is_some() || self.text.is_none())
+    }
+
     pub fn deprecation(&self) -> Option<Deprecation> {
         self.deprecated.as_ref().map(|m| Deprecation {
             since: None,
@@ -207,7 +218,7 @@ impl ModuleSyntax {
                 old.sigs.extend(decl.sigs);
                 merge_members(&mut old.members, decl.members);
                 old.bases.extend(decl.bases);
-                if old.doc.text.is_none() {
+                if old.doc.stands_in(&decl.doc) {
                     old.doc = decl.doc;
                 }
             }
@@ -235,7 +246,7 @@ impl ModuleSyntax {
                         .filter(|m| !matches!(m.kind, MemberKind::Constructor | MemberKind::Call))
                         .collect(),
                 );
-                if class.doc.text.is_none() {
+                if class.doc.stands_in(&interface.doc) {
                     class.doc = interface.doc;
                 }
                 *old = class;
@@ -609,7 +620,7 @@ impl Walker<'_, '_> {
         let mut classes = self.es5_classes(body, Some(&name));
         let mut decl = classes.remove(&name)?;
         decl.line = line;
-        if decl.doc.text.is_none() {
+        if decl.doc.stands_in(&doc) {
             decl.doc = doc;
         }
         // `(function (_super) { __extends(C, _super); ... }(Base))`
@@ -1611,12 +1622,30 @@ pub fn parse_jsdoc(comment: &str) -> Doc {
         }
     }
     let description = description.trim();
+    if !description.is_empty() {
+        doc.description = Some(description.to_string());
+    }
     let documents_use = blocks.iter().any(|b| {
         let (tag, rest) = b.split_once(char::is_whitespace).unwrap_or((b, ""));
-        DOCUMENTING_TAGS.contains(&tag) && !rest.trim().is_empty()
+        // Words beyond `{type}` (and, for a parameter, its name).
+        let (_, rest) = braced(rest.trim());
+        let words = match tag {
+            "@param" | "@arg" | "@argument" | "@typeParam" | "@template" => {
+                rest.split_once(char::is_whitespace).map_or("", |x| x.1)
+            }
+            _ => rest,
+        };
+        DOCUMENTING_TAGS.contains(&tag) && !words.trim_start_matches([' ', '-']).trim().is_empty()
     });
     if !description.is_empty() || documents_use {
-        doc.text = Some(body.trim().to_string());
+        let tags: Vec<&str> = blocks.iter().map(|b| b.trim_end()).collect();
+        doc.text = Some(
+            [description, &tags.join("\n")]
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+        );
     }
     for b in blocks {
         let (tag, rest) = b.split_once(char::is_whitespace).unwrap_or((&b, ""));
@@ -1992,6 +2021,15 @@ export declare const count: number, local: typeof count;
         // Marker tags alone document nothing (a declaration without words inherits its
         // documentation elsewhere); a tag with words does.
         assert_eq!(parse_jsdoc("/** @internal */").text, None);
+        assert_eq!(parse_jsdoc("/** @param {string} name */").text, None);
+        assert_eq!(parse_jsdoc("/** @returns {number} */").text, None);
+        // Tags right under the description still leave it as the first paragraph.
+        let d = parse_jsdoc("/**\n * Makes things.\n * @param a the input\n */");
+        assert_eq!(
+            d.text.as_deref(),
+            Some("Makes things.\n\n@param a the input")
+        );
+        assert_eq!(d.description.as_deref(), Some("Makes things."));
         assert_eq!(parse_jsdoc("/**\n * @deprecated use b\n */").text, None);
         assert_eq!(
             parse_jsdoc("/**\n * @param x the width\n */")
