@@ -264,7 +264,16 @@ pub fn entity_chunks(
         );
         let doc = get_str(&row, "doc").unwrap_or_default();
         // HTML docstrings read as Markdown: tags and attributes are noise to BM25 and vectors.
-        let doc = crate::extract::docs::html_docstring_to_markdown(&doc).unwrap_or(doc);
+        // A JSDoc docstring's tags (`@example` with a fenced block, as the AWS SDK writes) follow
+        // its description after a blank line: the description is converted on its own.
+        let html = crate::extract::docs::html_docstring_to_markdown;
+        let doc = match doc.split_once("\n\n@") {
+            Some((description, tags)) => match html(description) {
+                Some(md) => format!("{md}\n\n@{tags}"),
+                None => doc,
+            },
+            None => html(&doc).unwrap_or(doc),
+        };
         if doc.trim().is_empty() && !CALLABLE_KINDS.contains(&kind.as_str()) {
             continue;
         }

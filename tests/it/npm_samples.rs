@@ -418,7 +418,7 @@ fn members_of_a_base_no_public_name_reaches_are_listed_on_the_class() {
 fn jsdoc_tags_stay_in_the_docstring_and_describe_the_parameters() {
     let (e, v) = sdk_release(&[(
         "index.d.ts",
-        "/**\n * During a transaction no views are updated until its end.\n *\n * @param action a function that updates some reactive state\n * @param thisArg - what `this` is inside it\n * @returns the value the action returned\n * @example\n * transaction(() => { a.x = 1; b.y = 2 })\n */\nexport declare function transaction<T>(action: () => T, thisArg?: unknown): T;\n/** @internal */\nexport declare function hidden(): void;\n",
+        "/**\n * During a transaction no views are updated until its end.\n *\n * @param action a function that updates some reactive state\n * @param thisArg - what `this` is inside it\n * @returns the value the action returned\n * @example\n * transaction(() => { a.x = 1; b.y = 2 })\n */\nexport declare function transaction<T>(action: () => T, thisArg?: unknown): T;\n/** @internal */\nexport declare function hidden(): void;\n/**\n * <p>Adds an object to a bucket.</p>\n * @example\n * ```javascript\n * await client.send(new PutObjectCommand({}));\n * ```\n */\nexport declare function putObject(input: object): Promise<void>;\n",
     )]);
     let t = e.api_detail(&v, "sdk:transaction").unwrap();
     let doc = t.description.as_deref().unwrap();
@@ -446,9 +446,20 @@ fn jsdoc_tags_stay_in_the_docstring_and_describe_the_parameters() {
     );
     // A marker tag alone documents nothing.
     assert_eq!(e.api_detail(&v, "sdk:hidden").unwrap().description, None);
+    // An HTML description (as the AWS SDK writes) is read as Markdown though an @example
+    // fence follows it.
+    let put = chunks_of(&e)
+        .into_iter()
+        .find(|c| c.title == "sdk:putObject")
+        .unwrap();
+    assert!(
+        !put.text.contains("<p>") && put.text.contains("Adds an object to a bucket."),
+        "{}",
+        put.text
+    );
+    assert!(put.text.contains("```javascript"), "{}", put.text);
     // The index finds the function by the words of its parameters.
-    let chunks =
-        refgraph::index::chunks::release_chunks(e.store(), &e.releases().unwrap()[0]).unwrap();
+    let chunks = chunks_of(&e);
     let chunk = chunks
         .iter()
         .find(|c| c.title == "sdk:transaction")
@@ -459,4 +470,9 @@ fn jsdoc_tags_stay_in_the_docstring_and_describe_the_parameters() {
         "{}",
         chunk.embed_text
     );
+}
+
+/// Every chunk of the first stored release of `e`, as the text index reads them.
+fn chunks_of(e: &Engine) -> Vec<refgraph::index::Chunk> {
+    refgraph::index::chunks::release_chunks(e.store(), &e.releases().unwrap()[0]).unwrap()
 }
