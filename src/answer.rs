@@ -152,8 +152,9 @@ pub struct ReleaseInfo {
     /// release of another version than [`crate::lower::facts_version`] gives for its
     /// ecosystem is stale, see [`ReleaseInfo::stale`].
     pub facts_version: i64,
-    /// Whether another version of refgraph wrote it: its facts may differ from what this one
-    /// extracts from the same files.
+    /// Whether another version of refgraph wrote it (its facts version is not the one
+    /// [`crate::lower::facts_version`] gives for its ecosystem): its facts may differ from
+    /// what this one extracts from the same files; re-ingest it to compare like with like.
     pub stale: bool,
     /// When doc pages were last added with `refgraph docs` (they live in `<release>/docs`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -161,15 +162,9 @@ pub struct ReleaseInfo {
 }
 
 impl ReleaseInfo {
-    /// Whether another version of refgraph wrote this release: its facts may differ from what
-    /// this one extracts from the same files (re-ingest it to compare like with like).
-    pub fn stale(&self) -> bool {
-        self.stale
-    }
-
     /// What to tell a user about a stale release, `None` when it is current.
     pub fn stale_note(&self) -> Option<String> {
-        self.stale().then(|| {
+        self.stale.then(|| {
             format!(
                 "{}@{} was stored by another version of refgraph (facts version {}, this one writes {}): ingest it again from {} (`refgraph add` for a registry release, `refgraph ingest PATH` for files) so its facts match",
                 self.package,
@@ -875,18 +870,19 @@ impl Engine {
         let mut out: Vec<ReleaseInfo> = rows
             .iter()
             .filter_map(|r| {
+                let facts_version = get_int(r, "facts").unwrap_or(0);
+                let ecosystem = get_str(r, "ecosystem")?;
                 Some(ReleaseInfo {
+                    stale: facts_version != crate::lower::facts_version(&ecosystem),
+                    facts_version,
                     package: get_str(r, "package")?,
-                    ecosystem: get_str(r, "ecosystem")?,
+                    ecosystem,
                     name: get_str(r, "name")?,
                     version: get_str(r, "version")?,
                     release: get_str(r, "release")?,
                     symbols: get_int(r, "symbols").unwrap_or(0),
                     ingested_at: get_str(r, "ingested").unwrap_or_default(),
                     source: get_str(r, "source").unwrap_or_default(),
-                    facts_version: get_int(r, "facts").unwrap_or(0),
-                    stale: get_int(r, "facts").unwrap_or(0)
-                        != crate::lower::facts_version(&get_str(r, "ecosystem")?),
                     docs_added_at: get_str(r, "docs_added"),
                 })
             })

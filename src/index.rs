@@ -505,11 +505,8 @@ impl TextIndex {
         }
         Ok(hashes
             .iter()
-            .zip(chunks)
-            .map(|(h, c)| {
-                if c.embed_text.is_empty() {
-                    return (h.clone(), None);
-                }
+            .map(|h| {
+                // An empty text was neither looked up nor embedded: no vector.
                 let v = fresh
                     .get(h.as_str())
                     .cloned()

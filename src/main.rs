@@ -995,7 +995,7 @@ fn run(cli: Cli) -> Result<u8> {
                         r.release,
                         r.symbols,
                         r.ingested_at,
-                        if r.stale() { "  (stale)" } else { "" }
+                        if r.stale { "  (stale)" } else { "" }
                     );
                 }
                 for note in stale {

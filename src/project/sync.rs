@@ -92,7 +92,7 @@ pub fn sync(
                 let id = PackageId::parse(&r.package).map(|(id, _)| id);
                 match id {
                     Ok(id) => match find(&id.release_purl(v)) {
-                        Some(r) if !r.stale() => ("indexed", None),
+                        Some(r) if !r.stale => ("indexed", None),
                         // Stored from local files (`refgraph ingest`, perhaps a patched copy):
                         // the registry's archive must not replace it; say it is stale.
                         Some(r) if !r.source.starts_with("https://") => ("indexed", r.stale_note()),

@@ -169,8 +169,7 @@ fn a_release_stored_by_an_older_refgraph_is_named_in_the_diff() {
     let current = refgraph::lower::facts_version("pypi");
     let rels = e.releases().unwrap();
     assert!(
-        rels.iter()
-            .all(|r| r.facts_version == current && !r.stale()),
+        rels.iter().all(|r| r.facts_version == current && !r.stale),
         "{rels:?}"
     );
     let fresh = e
@@ -188,8 +187,8 @@ fn a_release_stored_by_an_older_refgraph_is_named_in_the_diff() {
     make_stale(e.store(), "pkg:pypi/acme-storage@1.0.0");
     let rels = e.releases().unwrap();
     let old = rels.iter().find(|r| r.version == "1.0.0").unwrap();
-    assert_eq!((old.facts_version, old.stale()), (0, true));
-    assert!(!rels.iter().find(|r| r.version == "2.0.0").unwrap().stale());
+    assert_eq!((old.facts_version, old.stale), (0, true));
+    assert!(!rels.iter().find(|r| r.version == "2.0.0").unwrap().stale);
 
     let d = e
         .diff_versions("acme-storage", "1.0.0", "2.0.0", false, 5000, None)

@@ -1625,41 +1625,28 @@ pub fn parse_jsdoc(comment: &str) -> Doc {
     if !description.is_empty() {
         doc.description = Some(description.to_string());
     }
-    let documents_use = blocks.iter().any(|b| {
+    // Each tag once: what it says, and whether it has words beyond `{type}` (and, for a
+    // parameter, its name), which make a comment worth keeping without a description.
+    let mut documents_use = false;
+    for b in &blocks {
         let (tag, rest) = b.split_once(char::is_whitespace).unwrap_or((b, ""));
-        // Words beyond `{type}` (and, for a parameter, its name).
-        let (_, rest) = braced(rest.trim());
-        let words = match tag {
-            "@param" | "@arg" | "@argument" | "@typeParam" | "@template" => {
-                rest.split_once(char::is_whitespace).map_or("", |x| x.1)
-            }
-            _ => rest,
-        };
-        DOCUMENTING_TAGS.contains(&tag) && !words.trim_start_matches([' ', '-']).trim().is_empty()
-    });
-    if !description.is_empty() || documents_use {
-        let tags: Vec<&str> = blocks.iter().map(|b| b.trim_end()).collect();
-        doc.text = Some(
-            [description, &tags.join("\n")]
-                .into_iter()
-                .filter(|p| !p.is_empty())
-                .collect::<Vec<_>>()
-                .join("\n\n"),
-        );
-    }
-    for b in blocks {
-        let (tag, rest) = b.split_once(char::is_whitespace).unwrap_or((&b, ""));
         let rest = rest.trim();
+        let (ty, after_type) = braced(rest);
+        let mut words = after_type;
         match tag {
             "@deprecated" => doc.deprecated = Some(collapse_ws(rest)),
             "@since" => doc.since = Some(collapse_ws(rest)),
-            "@returns" | "@return" => {
-                let (ty, _) = braced(rest);
-                doc.returns = ty;
+            "@returns" | "@return" => doc.returns = ty,
+            "@typeParam" | "@template" => {
+                words = after_type
+                    .split_once(char::is_whitespace)
+                    .map_or("", |x| x.1);
             }
             "@param" | "@arg" | "@argument" => {
-                let (ty, rest) = braced(rest);
-                let (name, desc) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                let (name, desc) = after_type
+                    .split_once(char::is_whitespace)
+                    .unwrap_or((after_type, ""));
+                words = desc;
                 let mut optional = ty.as_deref().is_some_and(|t| t.ends_with('='));
                 let name = if let Some(inner) = name.strip_prefix('[') {
                     optional = true;
@@ -1682,6 +1669,18 @@ pub fn parse_jsdoc(comment: &str) -> Doc {
             }
             _ => {}
         }
+        documents_use |= DOCUMENTING_TAGS.contains(&tag)
+            && !words.trim_start_matches([' ', '-']).trim().is_empty();
+    }
+    if !description.is_empty() || documents_use {
+        let tags: Vec<&str> = blocks.iter().map(|b| b.trim_end()).collect();
+        doc.text = Some(
+            [description, &tags.join("\n")]
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+        );
     }
     doc
 }
