@@ -147,11 +147,14 @@ pub fn summary_of(doc: &str) -> String {
 /// - npm 1: bases stored by canonical name (`class A extends Core.APIClient` names
 ///   `pkg/core:APIClient`, not `Core.APIClient`). npm 2: the docstring is the whole JSDoc
 ///   comment (`@param`, `@returns`, `@example` kept); parameters carry their `@param` words.
+///   npm 3: words of terminal sessions in doc pages (```console, ```sh) no longer link
+///   symbols unless shaped like code.
 /// - OpenAPI (`generic`) 1: parameters carry their descriptions.
-/// - PyPI 1: the first recorded version.
+/// - PyPI 1: the first recorded version. PyPI 2: as npm 3.
 pub fn facts_version(ecosystem: &str) -> i64 {
     match ecosystem {
-        "npm" => 2,
+        "npm" => 3,
+        "pypi" => 2,
         _ => 1,
     }
 }

@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 use crate::model::{Diagnostic, DocPageFacts, DocSectionFacts};
 
@@ -341,7 +341,8 @@ fn outline(md: &str) -> Outline {
         identifiers: Vec::new(),
     };
     let mut heading: Option<Heading> = None;
-    let mut in_code: Option<usize> = None;
+    // Where the code block being read starts, and whether it is a transcript.
+    let mut in_code: Option<(usize, bool)> = None;
     for (ev, range) in Parser::new_ext(md, opts).into_offset_iter() {
         match ev {
             Event::Start(Tag::Heading { level, .. }) => {
@@ -359,8 +360,12 @@ fn outline(md: &str) -> Outline {
                     out.headings.push(h);
                 }
             }
-            Event::Start(Tag::CodeBlock(_)) => {
-                in_code = Some(range.start);
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let transcript = match &kind {
+                    CodeBlockKind::Fenced(info) => is_transcript(info),
+                    CodeBlockKind::Indented => false,
+                };
+                in_code = Some((range.start, transcript));
                 out.code.push(range);
             }
             Event::End(TagEnd::CodeBlock) => in_code = None,
@@ -375,8 +380,8 @@ fn outline(md: &str) -> Outline {
             Event::Text(t) => {
                 if let Some(h) = heading.as_mut() {
                     h.text.push_str(&t);
-                } else if let Some(start) = in_code {
-                    for id in identifiers_in(&t, true) {
+                } else if let Some((start, transcript)) = in_code {
+                    for id in identifiers_in(&t, !transcript) {
                         out.identifiers.push((start, id));
                     }
                 }
@@ -385,6 +390,37 @@ fn outline(md: &str) -> Outline {
         }
     }
     out
+}
+
+/// Whether a fenced block's info string marks a terminal session or plain output
+/// (`console`, `sh`, `text`...): its words are commands, flags and messages ("error: option
+/// '-d' is invalid"), so only words shaped like code name symbols, as in prose.
+fn is_transcript(info: &str) -> bool {
+    let lang = info
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    matches!(
+        lang.as_str(),
+        "console"
+            | "shell"
+            | "shell-session"
+            | "sh"
+            | "bash"
+            | "zsh"
+            | "fish"
+            | "powershell"
+            | "ps1"
+            | "bat"
+            | "cmd"
+            | "text"
+            | "txt"
+            | "plain"
+            | "plaintext"
+            | "output"
+            | "log"
+    )
 }
 
 /// Identifier-like words: in code every word (`confirm`, `client.put_object`); in prose only
@@ -648,6 +684,27 @@ mod tests {
             ["getObject", "use_this"]
         );
         assert_eq!(identifiers_in("confirm(text)", true), ["confirm", "text"]);
+    }
+
+    #[test]
+    fn terminal_sessions_name_only_words_shaped_like_code() {
+        // As in commander's README: a program's output under its code.
+        let md = "# Options\n\n```js\nprogram.option('-d, --drink <size>').choices(sizes)\n```\n\n```console\n$ extra --drink huge\nerror: option '-d, --drink <size>' is invalid\nUsage: help [options]\n$ node -e 'program.parse()'\n```\n\n```\nplain fence: every word\n```\n";
+        let ids = &sections(md, "Readme.md")[0].identifiers;
+        for named in [
+            "program.option",
+            "choices",
+            "sizes",
+            "program.parse",
+            "every",
+        ] {
+            assert!(ids.iter().any(|i| i == named), "{named}: {ids:?}");
+        }
+        for word in ["error", "help", "extra", "huge", "Usage", "options"] {
+            assert!(!ids.iter().any(|i| i == word), "{word}: {ids:?}");
+        }
+        assert!(is_transcript("console") && is_transcript("Shell {.no-copy}"));
+        assert!(!is_transcript("python") && !is_transcript(""));
     }
 
     #[test]
