@@ -2,7 +2,9 @@
 
 use oxigraph::model::{GraphName, Literal, NamedNode, NamedNodeRef, Quad, Term};
 
-use crate::model::{PackageId, Param, ParamKind, RelationKind, ReleaseFacts, Symbol, SymbolKind};
+use crate::model::{
+    Mention, PackageId, Param, ParamKind, Reach, RelationKind, ReleaseFacts, Symbol, SymbolKind,
+};
 use crate::vocab::{rdf, rg};
 
 /// Where a release came from, recorded on the release node.
@@ -147,8 +149,9 @@ pub fn summary_of(doc: &str) -> String {
 /// - npm 1: bases stored by canonical name (`class A extends Core.APIClient` names
 ///   `pkg/core:APIClient`, not `Core.APIClient`). npm 2: the docstring is the whole JSDoc
 ///   comment (`@param`, `@returns`, `@example` kept); parameters carry their `@param` words.
-///   npm 3: words of terminal sessions in doc pages (```console, ```sh) no longer link
-///   symbols unless shaped like code.
+///   npm 3: doc pages link fewer symbols by mistake: words of terminal sessions
+///   (```console, ```sh) only when shaped like code, a bare word of a code block no class
+///   member, a word after a `.` only members.
 /// - OpenAPI (`generic`) 1: parameters carry their descriptions.
 /// - PyPI 1: the first recorded version. PyPI 2: as npm 3.
 pub fn facts_version(ecosystem: &str) -> i64 {
@@ -225,76 +228,107 @@ pub fn release_quads(
 
 /// How doc pages name symbols, mapped to qualified names: the name itself, its aliases, the
 /// export path of a JavaScript name (`Command.option`), `Class.member`, and a short name (all
-/// the symbols that have it, when it is shared by at most three).
-pub(crate) fn mention_table<'a>(
-    symbols: impl Iterator<Item = (&'a str, &'a [String])>,
-) -> std::collections::HashMap<String, Vec<String>> {
-    use std::collections::HashMap;
-    let mut table: HashMap<String, Vec<String>> = HashMap::new();
-    let mut short: HashMap<String, Vec<String>> = HashMap::new();
-    let put = |t: &mut HashMap<String, Vec<String>>, key: &str, q: &str| {
-        let e = t.entry(key.to_string()).or_default();
-        if !e.iter().any(|x| x == q) {
-            e.push(q.to_string());
-        }
-    };
-    for (q, aliases) in symbols {
-        for key in std::iter::once(q).chain(aliases.iter().map(String::as_str)) {
-            put(&mut table, key, q);
-            if let Some((_, export)) = key.split_once(':') {
-                put(&mut table, export, q);
-            }
-        }
-        let path = q.rsplit(':').next().unwrap_or(q);
-        let parts: Vec<&str> = path.split('.').collect();
-        if parts.len() >= 2 {
-            put(&mut table, &parts[parts.len() - 2..].join("."), q);
-        }
-        if let Some(last) = parts.last() {
-            put(&mut short, last, q);
-        }
-    }
-    for (name, qs) in short {
-        if qs.len() <= 3 {
-            table.entry(name).or_insert(qs);
-        }
-    }
-    table
+/// the symbols that have it, when it is shared by at most three). It knows which symbols are
+/// class members, for mentions that may name only members or none.
+pub(crate) struct MentionTable {
+    names: std::collections::HashMap<String, Vec<String>>,
+    members: std::collections::HashSet<String>,
 }
 
-/// Resolves an identifier from a page: whole, else by its last two or last segment
-/// (`client.upload_file` finds the `upload_file` methods).
-fn resolve_mention<'a>(
-    table: &'a std::collections::HashMap<String, Vec<String>>,
-    id: &str,
-) -> &'a [String] {
-    if let Some(q) = table.get(id) {
-        return q;
+impl MentionTable {
+    /// `symbols`: (qualified name, aliases, whether it is a class or an interface).
+    pub(crate) fn new<'a>(symbols: impl Iterator<Item = (&'a str, &'a [String], bool)>) -> Self {
+        use std::collections::{HashMap, HashSet};
+        let mut table: HashMap<String, Vec<String>> = HashMap::new();
+        let mut short: HashMap<String, Vec<String>> = HashMap::new();
+        let mut classes: HashSet<&str> = HashSet::new();
+        let mut all: Vec<&str> = Vec::new();
+        let put = |t: &mut HashMap<String, Vec<String>>, key: &str, q: &str| {
+            let e = t.entry(key.to_string()).or_default();
+            if !e.iter().any(|x| x == q) {
+                e.push(q.to_string());
+            }
+        };
+        for (q, aliases, class_like) in symbols {
+            all.push(q);
+            if class_like {
+                classes.insert(q);
+            }
+            for key in std::iter::once(q).chain(aliases.iter().map(String::as_str)) {
+                put(&mut table, key, q);
+                if let Some((_, export)) = key.split_once(':') {
+                    put(&mut table, export, q);
+                }
+            }
+            let path = q.rsplit(':').next().unwrap_or(q);
+            let parts: Vec<&str> = path.split('.').collect();
+            if parts.len() >= 2 {
+                put(&mut table, &parts[parts.len() - 2..].join("."), q);
+            }
+            if let Some(last) = parts.last() {
+                put(&mut short, last, q);
+            }
+        }
+        for (name, qs) in short {
+            if qs.len() <= 3 {
+                table.entry(name).or_insert(qs);
+            }
+        }
+        let members = all
+            .into_iter()
+            .filter(|q| {
+                q.rsplit_once('.')
+                    .is_some_and(|(owner, _)| classes.contains(owner))
+            })
+            .map(str::to_string)
+            .collect();
+        MentionTable {
+            names: table,
+            members,
+        }
     }
-    let parts: Vec<&str> = id.split('.').collect();
-    if parts.len() >= 3
-        && let Some(q) = table.get(&parts[parts.len() - 2..].join("."))
-    {
-        return q;
+
+    /// The symbols a mention names: the identifier whole, else by its last two or last
+    /// segment (`client.upload_file` finds the `upload_file` methods), kept to members or to
+    /// the rest as its reach says.
+    fn resolve(&self, m: &Mention) -> Vec<&String> {
+        let id = m.name.as_str();
+        let parts: Vec<&str> = id.split('.').collect();
+        let found: &[String] = if let Some(q) = self.names.get(id) {
+            q
+        } else if parts.len() >= 3
+            && let Some(q) = self.names.get(&parts[parts.len() - 2..].join("."))
+        {
+            q
+        } else if parts.len() >= 2
+            && let Some(q) = parts.last().and_then(|l| self.names.get(*l))
+        {
+            q
+        } else {
+            &[]
+        };
+        found
+            .iter()
+            .filter(|q| match m.reach {
+                Reach::Any => true,
+                Reach::TopLevel => !self.members.contains(*q),
+                Reach::Member => self.members.contains(*q),
+            })
+            .collect()
     }
-    if parts.len() >= 2
-        && let Some(q) = parts.last().and_then(|l| table.get(*l))
-    {
-        return q;
-    }
-    &[]
 }
 
 fn lower_pages(w: &mut Writer, package: &PackageId, release: &NamedNode, facts: &ReleaseFacts) {
     if facts.pages.is_empty() {
         return;
     }
-    let table = mention_table(
-        facts
-            .symbols
-            .iter()
-            .map(|s| (s.qualified_name.as_str(), s.aliases.as_slice())),
-    );
+    let table = MentionTable::new(facts.symbols.iter().map(|s| {
+        (
+            s.qualified_name.as_str(),
+            s.aliases.as_slice(),
+            matches!(s.kind, SymbolKind::Class | SymbolKind::Interface),
+        )
+    }));
     write_pages(w, package, release, &facts.pages, &table, "doc");
 }
 
@@ -310,7 +344,7 @@ pub fn docs_quads(
     package: &PackageId,
     version: &str,
     pages: &[crate::model::DocPageFacts],
-    symbols: &[(String, Vec<String>)],
+    symbols: &[(String, Vec<String>, bool)],
     added_at: &str,
 ) -> Vec<Quad> {
     let release = node(package.release_purl(version));
@@ -325,7 +359,11 @@ pub fn docs_quads(
         rg::PAGES_ADDED_AT,
         Literal::new_typed_literal(added_at, oxigraph::model::vocab::xsd::DATE_TIME),
     );
-    let table = mention_table(symbols.iter().map(|(q, a)| (q.as_str(), a.as_slice())));
+    let table = MentionTable::new(
+        symbols
+            .iter()
+            .map(|(q, a, c)| (q.as_str(), a.as_slice(), *c)),
+    );
     // `docs:`, not `doc:`: a README added here must not share IRIs with the release's own.
     write_pages(&mut w, package, &release, pages, &table, "docs");
     w.quads
@@ -336,7 +374,7 @@ fn write_pages(
     package: &PackageId,
     release: &NamedNode,
     pages: &[crate::model::DocPageFacts],
-    table: &std::collections::HashMap<String, Vec<String>>,
+    table: &MentionTable,
     prefix: &str,
 ) {
     for page in pages {
@@ -368,7 +406,7 @@ fn write_pages(
             w.str(&sn, rg::CONTENT_TYPE, sec.content_type);
             let mut linked: Vec<&String> = Vec::new();
             for id in &sec.identifiers {
-                for q in resolve_mention(table, id) {
+                for q in table.resolve(id) {
                     if linked.contains(&q) {
                         continue;
                     }
@@ -697,6 +735,42 @@ fn lower_openapi(w: &mut Writer, package: &PackageId, release: &NamedNode, facts
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mentions_reach_members_or_the_rest_as_written() {
+        let none: &[String] = &[];
+        let aliases = ["click.core.echo".to_string()];
+        let table = MentionTable::new(
+            [
+                ("click", none, false),
+                ("click.echo", &aliases[..], false),
+                ("click.Tuple", none, true),
+                ("click.Tuple.name", none, false),
+                ("commander:Command", none, true),
+                ("commander:Command.name", none, false),
+                ("commander:program", none, false),
+            ]
+            .into_iter(),
+        );
+        let resolve = |name: &str, reach| -> Vec<String> {
+            let m = Mention {
+                name: name.into(),
+                reach,
+            };
+            table.resolve(&m).into_iter().cloned().collect()
+        };
+        assert_eq!(resolve("name", Reach::Any).len(), 2);
+        assert!(resolve("name", Reach::TopLevel).is_empty());
+        assert_eq!(resolve("name", Reach::Member).len(), 2);
+        assert_eq!(resolve("echo", Reach::TopLevel), ["click.echo"]);
+        assert!(resolve("echo", Reach::Member).is_empty());
+        assert_eq!(resolve("program", Reach::TopLevel), ["commander:program"]);
+        assert_eq!(
+            resolve("Command.name", Reach::Any),
+            ["commander:Command.name"]
+        );
+        assert_eq!(resolve("click.core.echo", Reach::Any), ["click.echo"]);
+    }
 
     #[test]
     fn hostile_names_give_valid_iris_that_read_back() {

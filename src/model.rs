@@ -256,7 +256,27 @@ pub struct DocSectionFacts {
     /// concept, api_reference, code_example or tutorial.
     pub content_type: &'static str,
     /// Identifiers named in code spans, code blocks and headings, resolved at lowering.
-    pub identifiers: Vec<String>,
+    pub identifiers: Vec<Mention>,
+}
+
+/// An identifier a doc section names, and which symbols it may name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct Mention {
+    pub name: String,
+    pub reach: Reach,
+}
+
+/// Which symbols a mention may name, from how the page writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reach {
+    /// Any symbol: a qualified name (`client.upload_file`), or a name in prose or a code span.
+    Any,
+    /// Only a symbol outside any class: a bare word in a code block (`name` in
+    /// `def hello(count, name):` is a variable, not `Tuple.name`).
+    TopLevel,
+    /// Only a member of a class: a code block's `.description(...)` after an expression.
+    Member,
 }
 
 /// What an OpenAPI document says about the service as a whole.

@@ -148,10 +148,18 @@ impl Engine {
             &crate::queries::list_symbols,
             &[("release", super::iri(&rel.release))],
         )?;
-        let symbols: Vec<(String, Vec<String>)> = rows
+        let class_like = [crate::vocab::rg::CLASS, crate::vocab::rg::INTERFACE];
+        let symbols: Vec<(String, Vec<String>, bool)> = rows
             .iter()
-            .filter_map(|r| super::get_str(r, "qname"))
-            .map(|q| (q, Vec::new()))
+            .filter_map(|r| {
+                let q = super::get_str(r, "qname")?;
+                let class = matches!(
+                    r.get("type"),
+                    Some(oxigraph::model::Term::NamedNode(t))
+                        if class_like.iter().any(|c| t.as_ref() == *c)
+                );
+                Some((q, Vec::new(), class))
+            })
             .collect();
         let (id, _) =
             crate::model::PackageId::parse(&rel.package).map_err(AnswerError::BadArgument)?;

@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use crate::model::{Diagnostic, DocPageFacts, DocSectionFacts};
+use crate::model::{Diagnostic, DocPageFacts, DocSectionFacts, Mention, Reach};
 
 /// Sections longer than this are split at paragraph boundaries (code blocks stay whole).
 pub const MAX_SECTION_BYTES: usize = 2400;
@@ -330,7 +330,7 @@ struct Outline {
     headings: Vec<Heading>,
     code: Vec<Range<usize>>,
     /// (offset, identifier)
-    identifiers: Vec<(usize, String)>,
+    identifiers: Vec<(usize, Mention)>,
 }
 
 fn outline(md: &str) -> Outline {
@@ -341,8 +341,8 @@ fn outline(md: &str) -> Outline {
         identifiers: Vec::new(),
     };
     let mut heading: Option<Heading> = None;
-    // Where the code block being read starts, and whether it is a transcript.
-    let mut in_code: Option<(usize, bool)> = None;
+    // Where the code block being read starts, and how its words read.
+    let mut in_code: Option<(usize, Written)> = None;
     for (ev, range) in Parser::new_ext(md, opts).into_offset_iter() {
         match ev {
             Event::Start(Tag::Heading { level, .. }) => {
@@ -354,18 +354,21 @@ fn outline(md: &str) -> Outline {
             }
             Event::End(TagEnd::Heading(_)) => {
                 if let Some(h) = heading.take() {
-                    for id in identifiers_in(&h.text, false) {
+                    for id in identifiers_in(&h.text, Written::Prose) {
                         out.identifiers.push((h.range.start, id));
                     }
                     out.headings.push(h);
                 }
             }
             Event::Start(Tag::CodeBlock(kind)) => {
-                let transcript = match &kind {
-                    CodeBlockKind::Fenced(info) => is_transcript(info),
-                    CodeBlockKind::Indented => false,
+                let written = match &kind {
+                    CodeBlockKind::Fenced(info) if is_transcript(info) => Written::Prose,
+                    CodeBlockKind::Fenced(info) => Written::Block {
+                        object_keys: has_object_keys(info),
+                    },
+                    CodeBlockKind::Indented => Written::Block { object_keys: false },
                 };
-                in_code = Some((range.start, transcript));
+                in_code = Some((range.start, written));
                 out.code.push(range);
             }
             Event::End(TagEnd::CodeBlock) => in_code = None,
@@ -373,15 +376,15 @@ fn outline(md: &str) -> Outline {
                 if let Some(h) = heading.as_mut() {
                     h.text.push_str(&t);
                 }
-                for id in identifiers_in(&t, true) {
+                for id in identifiers_in(&t, Written::Span) {
                     out.identifiers.push((range.start, id));
                 }
             }
             Event::Text(t) => {
                 if let Some(h) = heading.as_mut() {
                     h.text.push_str(&t);
-                } else if let Some((start, transcript)) = in_code {
-                    for id in identifiers_in(&t, !transcript) {
+                } else if let Some((start, written)) = in_code {
+                    for id in identifiers_in(&t, written) {
                         out.identifiers.push((start, id));
                     }
                 }
@@ -392,17 +395,20 @@ fn outline(md: &str) -> Outline {
     out
 }
 
+/// The language a fenced block's info string names (`ts title=x.ts` names `ts`), lower-cased.
+fn fence_language(info: &str) -> String {
+    info.split(|c: char| c.is_whitespace() || c == ',' || c == '{')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
 /// Whether a fenced block's info string marks a terminal session or plain output
 /// (`console`, `sh`, `text`...): its words are commands, flags and messages ("error: option
 /// '-d' is invalid"), so only words shaped like code name symbols, as in prose.
 fn is_transcript(info: &str) -> bool {
-    let lang = info
-        .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
     matches!(
-        lang.as_str(),
+        fence_language(info).as_str(),
         "console"
             | "shell"
             | "shell-session"
@@ -423,12 +429,66 @@ fn is_transcript(info: &str) -> bool {
     )
 }
 
+/// Objects of the languages' standard libraries: `console.error(...)` calls no symbol of the
+/// package, though one of its classes may have an `error` member.
+const BUILTIN_RECEIVERS: &[&str] = &[
+    "console",
+    "process",
+    "Math",
+    "JSON",
+    "Object",
+    "Array",
+    "Promise",
+    "Number",
+    "String",
+    "Date",
+    "Reflect",
+    "window",
+    "document",
+    "globalThis",
+    "os",
+    "sys",
+    "json",
+    "re",
+];
+
+/// Where a page writes words.
+#[derive(Clone, Copy, PartialEq)]
+enum Written {
+    /// Prose, headings and terminal sessions: only words shaped like code.
+    Prose,
+    /// A code span: every word, naming any symbol (`opts`, `.opts()`).
+    Span,
+    /// A code block: every word; a bare one names no class member (it is a variable or
+    /// a keyword argument more often than `SomeClass.name`), one after a `.` only members.
+    /// With `object_keys`, a bare word before a `:` is an object key, which may name a
+    /// member (an options property).
+    Block { object_keys: bool },
+}
+
+/// Whether a fenced block's language writes objects as `{ key: value }`, whose keys name
+/// the properties of an options type (`configureOutput({ writeErr: ... })`).
+fn has_object_keys(info: &str) -> bool {
+    matches!(
+        fence_language(info).as_str(),
+        "js" | "javascript"
+            | "jsx"
+            | "mjs"
+            | "cjs"
+            | "ts"
+            | "typescript"
+            | "tsx"
+            | "json"
+            | "json5"
+    )
+}
+
 /// Identifier-like words: in code every word (`confirm`, `client.put_object`); in prose only
 /// words shaped like code (`upload_file`, `getObject`, `a.b`, `f()`).
-fn identifiers_in(text: &str, code: bool) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+fn identifiers_in(text: &str, written: Written) -> Vec<Mention> {
+    let mut out: Vec<Mention> = Vec::new();
     // A page may hold one huge code block: no quadratic scan for duplicates.
-    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut seen: std::collections::HashSet<(&str, Reach)> = std::collections::HashSet::new();
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -448,11 +508,36 @@ fn identifiers_in(text: &str, code: bool) -> Vec<String> {
             }
             let word = &text[start..i];
             let called = bytes.get(i) == Some(&b'(');
-            let shaped = word.contains(['_', '.'])
+            let dotted = word.contains('.');
+            let shaped = dotted
+                || word.contains('_')
                 || called
                 || word.chars().skip(1).any(|c| c.is_ascii_uppercase());
-            if (code || shaped) && word.len() >= 2 && seen.insert(word) {
-                out.push(word.to_string());
+            let keyed = || {
+                let rest = text[i..].trim_start_matches([' ', '\t']);
+                rest.starts_with(':') && !rest.starts_with("::")
+            };
+            let builtin = dotted
+                && word
+                    .split('.')
+                    .next()
+                    .is_some_and(|r| BUILTIN_RECEIVERS.contains(&r));
+            let reach = match written {
+                Written::Block { .. } if dotted => Reach::Any,
+                Written::Block { .. } if start > 0 && bytes[start - 1] == b'.' => Reach::Member,
+                Written::Block { object_keys: true } if keyed() => Reach::Any,
+                Written::Block { .. } => Reach::TopLevel,
+                Written::Prose | Written::Span => Reach::Any,
+            };
+            if (written != Written::Prose || shaped)
+                && !builtin
+                && word.len() >= 2
+                && seen.insert((word, reach))
+            {
+                out.push(Mention {
+                    name: word.to_string(),
+                    reach,
+                });
             }
         } else {
             i += 1;
@@ -489,7 +574,7 @@ pub fn sections(md: &str, path: &str) -> Vec<DocSectionFacts> {
             if text.is_empty() {
                 continue;
             }
-            let identifiers: Vec<String> = o
+            let identifiers: Vec<Mention> = o
                 .identifiers
                 .iter()
                 .filter(|(at, _)| part.contains(at))
@@ -660,30 +745,82 @@ mod tests {
                 "Other"
             ]
         );
-        assert!(
-            s[2].identifiers.contains(&"upload_file".to_string()),
-            "{:?}",
-            s[2].identifiers
-        );
-        assert!(
-            s[2].identifiers.contains(&"client.upload_file".to_string()),
-            "{:?}",
-            s[2].identifiers
-        );
+        let named =
+            |i: usize| -> Vec<&str> { s[i].identifiers.iter().map(|m| m.name.as_str()).collect() };
+        assert!(named(2).contains(&"upload_file"), "{:?}", named(2));
+        assert!(named(2).contains(&"client.upload_file"), "{:?}", named(2));
         assert!(s[3].markdown.contains("getObject()"));
         assert!(s[2].markdown.contains("```python"));
+    }
+
+    fn names(ms: &[Mention]) -> Vec<(&str, Reach)> {
+        ms.iter().map(|m| (m.name.as_str(), m.reach)).collect()
     }
 
     #[test]
     fn prose_words_are_not_identifiers_unless_shaped_like_code() {
         assert_eq!(
-            identifiers_in(
+            names(&identifiers_in(
                 "Call the getObject method or use_this, not plain words",
-                false
-            ),
-            ["getObject", "use_this"]
+                Written::Prose
+            )),
+            [("getObject", Reach::Any), ("use_this", Reach::Any)]
         );
-        assert_eq!(identifiers_in("confirm(text)", true), ["confirm", "text"]);
+        assert_eq!(
+            names(&identifiers_in("confirm(text)", Written::Span)),
+            [("confirm", Reach::Any), ("text", Reach::Any)]
+        );
+    }
+
+    #[test]
+    fn bare_words_of_code_blocks_name_no_members_and_words_after_a_dot_only_members() {
+        // As in click's README: `name` is a parameter, not `click.Tuple.name`.
+        let code = "@click.option('--name')\ndef hello(count, name):\n    program.name('x').description('y')";
+        assert_eq!(
+            names(&identifiers_in(code, Written::Block { object_keys: false })),
+            [
+                ("click.option", Reach::Any),
+                ("name", Reach::TopLevel),
+                ("def", Reach::TopLevel),
+                ("hello", Reach::TopLevel),
+                ("count", Reach::TopLevel),
+                ("program.name", Reach::Any),
+                ("x", Reach::TopLevel),
+                ("description", Reach::Member),
+                ("y", Reach::TopLevel),
+            ]
+            .into_iter()
+            .filter(|(n, _)| n.len() >= 2)
+            .collect::<Vec<_>>()
+        );
+        // The standard library's objects are not the package's.
+        assert!(
+            names(&identifiers_in(
+                "console.error(x); os.path.join(a, b)",
+                Written::Block { object_keys: true }
+            ))
+            .iter()
+            .all(|(n, _)| !n.contains('.'))
+        );
+        // JavaScript object keys name options properties; Python annotations do not.
+        let js = "program.configureOutput({ writeErr: (str) => log(str) })";
+        assert!(
+            names(&identifiers_in(js, Written::Block { object_keys: true }))
+                .contains(&("writeErr", Reach::Any))
+        );
+        assert!(
+            names(&identifiers_in(
+                "def f(name: str):",
+                Written::Block { object_keys: false }
+            ))
+            .contains(&("name", Reach::TopLevel))
+        );
+        assert!(has_object_keys("ts title=x.ts") && !has_object_keys("python"));
+        // A code span keeps the reader's shorthand: `.opts()` and `opts` name the method.
+        assert_eq!(
+            names(&identifiers_in(".opts()", Written::Span)),
+            [("opts", Reach::Any)]
+        );
     }
 
     #[test]
@@ -698,10 +835,10 @@ mod tests {
             "program.parse",
             "every",
         ] {
-            assert!(ids.iter().any(|i| i == named), "{named}: {ids:?}");
+            assert!(ids.iter().any(|i| i.name == named), "{named}: {ids:?}");
         }
         for word in ["error", "help", "extra", "huge", "Usage", "options"] {
-            assert!(!ids.iter().any(|i| i == word), "{word}: {ids:?}");
+            assert!(!ids.iter().any(|i| i.name == word), "{word}: {ids:?}");
         }
         assert!(is_transcript("console") && is_transcript("Shell {.no-copy}"));
         assert!(!is_transcript("python") && !is_transcript(""));
@@ -768,7 +905,8 @@ mod tests {
         assert!(
             page.sections[0]
                 .identifiers
-                .contains(&"upload_file".to_string())
+                .iter()
+                .any(|m| m.name == "upload_file")
         );
     }
 

@@ -118,3 +118,62 @@ fn labelled_queries_hit_at_5_fused_against_bm25_and_vectors() {
     );
     assert!(fused >= 0.7, "hit@5 fell below 0.7:\n{table}");
 }
+
+/// The README of commander 12.1.0 (npm) links the symbols its code names, not the words of
+/// its terminal sessions, its variables or strings: `error: option ... is invalid` is output,
+/// `const options = program.opts()` a variable, `{ writeErr: ... }` an options property.
+#[test]
+fn readme_links_name_what_the_code_calls_not_its_output_or_variables() {
+    let cache = cache_dir();
+    let store = Store::in_memory();
+    let commander = PackageId::new("npm", "commander");
+    let tgz = refgraph::fetch::fetch_npm(&commander, "12.1.0", &cache.join("npm"), &|_, _| {})
+        .expect("commander 12.1.0 from npm");
+    try_ingest(&store, &tgz.path, &commander, "12.1.0").unwrap();
+    let e = Engine::new(store);
+    let chunks =
+        refgraph::index::chunks::release_chunks(e.store(), &e.releases().unwrap()[0]).unwrap();
+    let links = |section: &str| -> Vec<String> {
+        let mut names: Vec<String> = chunks
+            .iter()
+            .filter(|c| c.section_path.ends_with(section))
+            .flat_map(|c| c.entities.iter().map(|x| x.qualified_name.clone()))
+            .collect();
+        assert!(!names.is_empty(), "no linked section '{section}'");
+        names.sort();
+        names.dedup();
+        names
+    };
+    let all: Vec<String> = chunks
+        .iter()
+        .filter(|c| c.source_url.eq_ignore_ascii_case("Readme.md"))
+        .flat_map(|c| c.entities.iter().map(|x| x.qualified_name.clone()))
+        .collect();
+    assert!(all.len() > 100, "{} links", all.len());
+    // `import { Command } from 'commander'` names no option; `{ from: 'user' }` does.
+    assert!(
+        !links("Declaring program variable").contains(&"commander:ParseOptions.from".to_string())
+    );
+    assert!(
+        links(".parse() and .parseAsync()").contains(&"commander:ParseOptions.from".to_string())
+    );
+    // `console.error(...)` and `error: option '-d' ...` (output) name no symbol...
+    let handler = links("Commands > Action handler");
+    assert!(
+        !handler.iter().any(|n| n.ends_with(".error")),
+        "{handler:?}"
+    );
+    // ... `program.error(...)` does.
+    assert!(links("Display error").contains(&"commander:Command.error".to_string()));
+    let commands = links("Commander.js > Commands");
+    assert!(commands.contains(&"commander:Command.addCommand".to_string()));
+    assert!(!commands.contains(&"commander:Option.name".to_string()));
+    let exit = links("Override exit and output handling");
+    for right in [
+        "commander:Command.exitOverride",
+        "commander:Command.configureOutput",
+        "commander:OutputConfiguration.writeErr",
+    ] {
+        assert!(exit.contains(&right.to_string()), "{right}: {exit:?}");
+    }
+}
