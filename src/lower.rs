@@ -153,7 +153,9 @@ pub fn summary_of(doc: &str) -> String {
 ///   (```console, ```sh) only when shaped like code, a bare word of a code block no class
 ///   member, a word after a `.` only members.
 /// - OpenAPI (`generic`) 1: parameters carry their descriptions.
-/// - PyPI 1: the first recorded version. PyPI 2: as npm 3.
+/// - PyPI 1: the first recorded version. PyPI 2: doc links as npm 3; parameters carry the
+///   words their docstring gives them (`:param x:`, `Args:`, NumPy `Parameters`); docstrings
+///   read as Python reads them (escapes such as `\\n` resolved).
 pub fn facts_version(ecosystem: &str) -> i64 {
     match ecosystem {
         "npm" => 3,

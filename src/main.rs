@@ -835,6 +835,14 @@ fn run(cli: Cli) -> Result<u8> {
                             .map(|d| format!(" = {d}"))
                             .unwrap_or_default()
                     );
+                    // The description's first paragraph, on one line (`--json` has it whole).
+                    if let Some(text) = p.description.as_deref().filter(|t| !t.trim().is_empty()) {
+                        let first = text.split("\n\n").next().unwrap_or(text);
+                        println!(
+                            "      {}",
+                            first.split_whitespace().collect::<Vec<_>>().join(" ")
+                        );
+                    }
                 }
                 for o in &d.overloads {
                     println!("  @overload {o}");

@@ -4,6 +4,7 @@
 //! bindings, `__all__`) without looking at other files; [`resolve`] then follows imports across
 //! modules to decide what users can import and under which names.
 
+mod docstring;
 mod resolve;
 
 use std::collections::HashSet;
@@ -220,6 +221,9 @@ fn merge_def(mine: &mut Def, stub: Def) {
             for (a, b) in mine.params.iter_mut().zip(stub.params) {
                 if b.annotation.is_some() {
                     a.annotation = b.annotation;
+                }
+                if a.description.is_none() {
+                    a.description = b.description;
                 }
             }
             if stub.returns.is_some() {
@@ -837,6 +841,9 @@ fn build_def(
         attributes: Vec::new(),
         requests: Vec::new(),
     };
+    if let Some(doc) = &def.doc {
+        docstring::describe(&mut def.params, doc);
+    }
     if kind == DefKind::Function
         && let Some(b) = body
     {
@@ -988,7 +995,7 @@ fn alias_value(value: Node, src: &[u8]) -> Option<AliasValue> {
                             target = Some(text(v, src).to_string());
                         }
                         Some("doc") if v.kind() == "string" => {
-                            doc = string_literal_value(text(v, src)).map(|d| cleandoc(&d));
+                            doc = docstring_value(text(v, src)).map(|d| cleandoc(&d));
                         }
                         _ => {}
                     }
@@ -1316,11 +1323,11 @@ fn docstring_of_block(block: Node, src: &[u8]) -> Option<String> {
     }
     let lit = first.named_child(0)?;
     let raw = match lit.kind() {
-        "string" => string_literal_value(text(lit, src))?,
+        "string" => docstring_value(text(lit, src))?,
         "concatenated_string" => {
             let mut c = lit.walk();
             lit.named_children(&mut c)
-                .filter_map(|s| string_literal_value(text(s, src)))
+                .filter_map(|s| docstring_value(text(s, src)))
                 .collect::<String>()
         }
         _ => return None,
@@ -1338,6 +1345,85 @@ pub fn string_literal_value(lit: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The text a docstring literal holds, as Python reads it: escapes (`\\n`, `\\\\`, `\\x41`,
+/// a backslash ending a line) resolved unless the literal is raw (`r"""..."""`). `\\N{name}`
+/// and unknown escapes stay as written.
+pub fn docstring_value(lit: &str) -> Option<String> {
+    let body = string_literal_value(lit)?;
+    let prefix: String = lit
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    if prefix.contains(['r', 'R']) {
+        return Some(body);
+    }
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(&e) = chars.peek() else {
+            out.push(c);
+            break;
+        };
+        let simple = match e {
+            '\n' => Some(None),
+            '\\' => Some(Some('\\')),
+            '\'' => Some(Some('\'')),
+            '"' => Some(Some('"')),
+            'a' => Some(Some('\u{7}')),
+            'b' => Some(Some('\u{8}')),
+            'f' => Some(Some('\u{c}')),
+            'n' => Some(Some('\n')),
+            'r' => Some(Some('\r')),
+            't' => Some(Some('\t')),
+            'v' => Some(Some('\u{b}')),
+            _ => None,
+        };
+        if let Some(ch) = simple {
+            chars.next();
+            out.extend(ch);
+            continue;
+        }
+        let (radix, len) = match e {
+            'x' => (16, 2),
+            'u' => (16, 4),
+            'U' => (16, 8),
+            '0'..='7' => (8, 3),
+            _ => (0, 0),
+        };
+        if radix == 0 {
+            out.push(c);
+            continue;
+        }
+        let mut look = chars.clone();
+        if radix == 16 {
+            look.next();
+        }
+        let digits: String = std::iter::from_fn(|| look.next_if(|d| d.is_digit(radix)))
+            .take(len)
+            .collect();
+        let complete = if radix == 8 {
+            !digits.is_empty()
+        } else {
+            digits.len() == len
+        };
+        match u32::from_str_radix(&digits, radix)
+            .ok()
+            .and_then(char::from_u32)
+        {
+            Some(ch) if complete => {
+                out.push(ch);
+                chars = look;
+            }
+            _ => out.push(c),
+        }
+    }
+    Some(out)
 }
 
 /// `inspect.cleandoc`: strip the common indentation of lines after the first, and blank edges.
@@ -1979,6 +2065,24 @@ fn find_def_mut<'a>(defs: &'a mut [Def], path: &[String]) -> Option<&'a mut Def>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn docstrings_read_as_python_reads_them() {
+        // As in rich: `Defaults to "\\n".` is one backslash and an n once Python reads it.
+        let lit = r#""""Defaults to "\\n". A\tB \x41\101 \u00e9 \N{DASH} \q""""#;
+        assert_eq!(
+            docstring_value(lit).as_deref(),
+            Some("Defaults to \"\\n\". A\tB AA \u{e9} \\N{DASH} \\q")
+        );
+        assert_eq!(
+            docstring_value(r"r'''keep \n'''").as_deref(),
+            Some(r"keep \n")
+        );
+        assert_eq!(
+            docstring_value("'''one \\\ntwo'''").as_deref(),
+            Some("one two")
+        );
+    }
 
     #[test]
     fn every_query_file_compiles_against_the_grammar() {

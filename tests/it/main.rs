@@ -18,6 +18,7 @@ mod npm_oracle;
 mod npm_samples;
 mod openapi;
 mod oracle;
+mod param_docs_oracle;
 mod project;
 mod samples;
 mod search;

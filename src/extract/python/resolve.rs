@@ -470,6 +470,10 @@ impl<'a> Resolver<'a> {
             file,
         );
         class.params = params;
+        // The class's docstring often documents its constructor's parameters (click.Option).
+        if let Some(doc) = &class.doc {
+            super::docstring::describe(&mut class.params, doc);
+        }
         class.has_signature = has_signature;
         class.overloads = overloads;
         class.returns = None;
