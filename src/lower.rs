@@ -151,11 +151,13 @@ pub fn summary_of(doc: &str) -> String {
 ///   comment (`@param`, `@returns`, `@example` kept); parameters carry their `@param` words.
 ///   npm 3: doc pages link fewer symbols by mistake: words of terminal sessions
 ///   (```console, ```sh) only when shaped like code, a bare word of a code block no class
-///   member, a word after a `.` only members.
+///   member, a word after a `.` only members. Pages added with `refgraph docs` live in a graph
+///   of their own that re-ingesting keeps: they keep the links they were written with until
+///   added again.
 /// - OpenAPI (`generic`) 1: parameters carry their descriptions.
 /// - PyPI 1: the first recorded version. PyPI 2: doc links as npm 3; parameters carry the
 ///   words their docstring gives them (`:param x:`, `Args:`, NumPy `Parameters`); docstrings
-///   read as Python reads them (escapes such as `\\n` resolved).
+///   read as Python reads them (escapes such as a backslash and n resolved).
 pub fn facts_version(ecosystem: &str) -> i64 {
     match ecosystem {
         "npm" => 3,
@@ -233,9 +235,15 @@ pub fn release_quads(
 /// the symbols that have it, when it is shared by at most three). It knows which symbols are
 /// class members, for mentions that may name only members or none.
 pub(crate) struct MentionTable {
+    /// Qualified names, aliases, export paths and `Class.member`.
     names: std::collections::HashMap<String, Vec<String>>,
+    /// Last segments (`upload_file`), all the symbols that have each.
+    short: std::collections::HashMap<String, Vec<String>>,
     members: std::collections::HashSet<String>,
 }
+
+/// A short name shared by more symbols than this (of the reach asked for) names none.
+const MAX_SHORT_NAMESAKES: usize = 3;
 
 impl MentionTable {
     /// `symbols`: (qualified name, aliases, whether it is a class or an interface).
@@ -271,11 +279,6 @@ impl MentionTable {
                 put(&mut short, last, q);
             }
         }
-        for (name, qs) in short {
-            if qs.len() <= 3 {
-                table.entry(name).or_insert(qs);
-            }
-        }
         let members = all
             .into_iter()
             .filter(|q| {
@@ -286,37 +289,47 @@ impl MentionTable {
             .collect();
         MentionTable {
             names: table,
+            short,
             members,
         }
     }
 
-    /// The symbols a mention names: the identifier whole, else by its last two or last
-    /// segment (`client.upload_file` finds the `upload_file` methods), kept to members or to
-    /// the rest as its reach says.
+    /// The symbols a mention names, kept to members or to the rest as its reach says: the
+    /// identifier whole, else by its last two segments, else by its last segment as a short
+    /// name (`client.upload_file` finds the `upload_file` methods) when at most three symbols
+    /// of that reach have it.
     fn resolve(&self, m: &Mention) -> Vec<&String> {
+        let reaches = |q: &&String| match m.reach {
+            Reach::Any => true,
+            Reach::TopLevel => !self.members.contains(*q),
+            Reach::Member => self.members.contains(*q),
+        };
         let id = m.name.as_str();
         let parts: Vec<&str> = id.split('.').collect();
-        let found: &[String] = if let Some(q) = self.names.get(id) {
-            q
-        } else if parts.len() >= 3
-            && let Some(q) = self.names.get(&parts[parts.len() - 2..].join("."))
+        let exact = self.names.get(id).or_else(|| {
+            (parts.len() >= 3)
+                .then(|| self.names.get(&parts[parts.len() - 2..].join(".")))
+                .flatten()
+        });
+        if let Some(q) = exact {
+            return q.iter().filter(reaches).collect();
+        }
+        let last = parts.last().copied().unwrap_or(id);
+        if parts.len() >= 2
+            && let Some(q) = self.names.get(last)
         {
-            q
-        } else if parts.len() >= 2
-            && let Some(q) = parts.last().and_then(|l| self.names.get(*l))
-        {
-            q
+            return q.iter().filter(reaches).collect();
+        }
+        let namesakes: Vec<&String> = self
+            .short
+            .get(last)
+            .map(|q| q.iter().filter(reaches).collect())
+            .unwrap_or_default();
+        if namesakes.len() <= MAX_SHORT_NAMESAKES {
+            namesakes
         } else {
-            &[]
-        };
-        found
-            .iter()
-            .filter(|q| match m.reach {
-                Reach::Any => true,
-                Reach::TopLevel => !self.members.contains(*q),
-                Reach::Member => self.members.contains(*q),
-            })
-            .collect()
+            Vec::new()
+        }
     }
 }
 
@@ -772,6 +785,36 @@ mod tests {
             ["commander:Command.name"]
         );
         assert_eq!(resolve("click.core.echo", Reach::Any), ["click.echo"]);
+        // Namesakes are counted within the reach: one function, four members.
+        let many = MentionTable::new(
+            [
+                ("p.A", none, true),
+                ("p.A.parse", none, false),
+                ("p.B", none, true),
+                ("p.B.parse", none, false),
+                ("p.C", none, true),
+                ("p.C.parse", none, false),
+                ("p.D", none, true),
+                ("p.D.parse", none, false),
+                ("p.parse", none, false),
+            ]
+            .into_iter(),
+        );
+        let parse = |reach| {
+            many.resolve(&Mention {
+                name: "parse".into(),
+                reach,
+            })
+            .len()
+        };
+        assert_eq!(
+            (
+                parse(Reach::TopLevel),
+                parse(Reach::Member),
+                parse(Reach::Any)
+            ),
+            (1, 0, 0)
+        );
     }
 
     #[test]

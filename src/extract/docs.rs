@@ -341,8 +341,8 @@ fn outline(md: &str) -> Outline {
         identifiers: Vec::new(),
     };
     let mut heading: Option<Heading> = None;
-    // Where the code block being read starts, and how its words read.
-    let mut in_code: Option<(usize, Written)> = None;
+    // Where the code block being read starts, how its words read, and its text so far.
+    let mut in_code: Option<(usize, Written, String)> = None;
     for (ev, range) in Parser::new_ext(md, opts).into_offset_iter() {
         match ev {
             Event::Start(Tag::Heading { level, .. }) => {
@@ -368,10 +368,17 @@ fn outline(md: &str) -> Outline {
                     },
                     CodeBlockKind::Indented => Written::Block { object_keys: false },
                 };
-                in_code = Some((range.start, written));
+                in_code = Some((range.start, written, String::new()));
                 out.code.push(range);
             }
-            Event::End(TagEnd::CodeBlock) => in_code = None,
+            // A block's words are read once it is whole: a chain or an object spans lines.
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some((start, written, text)) = in_code.take() {
+                    for id in identifiers_in(&text, written) {
+                        out.identifiers.push((start, id));
+                    }
+                }
+            }
             Event::Code(t) => {
                 if let Some(h) = heading.as_mut() {
                     h.text.push_str(&t);
@@ -383,10 +390,8 @@ fn outline(md: &str) -> Outline {
             Event::Text(t) => {
                 if let Some(h) = heading.as_mut() {
                     h.text.push_str(&t);
-                } else if let Some((start, written)) = in_code {
-                    for id in identifiers_in(&t, written) {
-                        out.identifiers.push((start, id));
-                    }
+                } else if let Some((_, _, text)) = in_code.as_mut() {
+                    text.push_str(&t);
                 }
             }
             _ => {}
@@ -471,15 +476,7 @@ enum Written {
 fn has_object_keys(info: &str) -> bool {
     matches!(
         fence_language(info).as_str(),
-        "js" | "javascript"
-            | "jsx"
-            | "mjs"
-            | "cjs"
-            | "ts"
-            | "typescript"
-            | "tsx"
-            | "json"
-            | "json5"
+        "js" | "javascript" | "jsx" | "mjs" | "cjs" | "ts" | "typescript" | "tsx"
     )
 }
 
@@ -490,6 +487,8 @@ fn identifiers_in(text: &str, written: Written) -> Vec<Mention> {
     // A page may hold one huge code block: no quadratic scan for duplicates.
     let mut seen: std::collections::HashSet<(&str, Reach)> = std::collections::HashSet::new();
     let bytes = text.as_bytes();
+    // The brackets open at `i`, innermost last.
+    let mut brackets: Vec<u8> = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i];
@@ -513,9 +512,27 @@ fn identifiers_in(text: &str, written: Written) -> Vec<Mention> {
                 || word.contains('_')
                 || called
                 || word.chars().skip(1).any(|c| c.is_ascii_uppercase());
+            // An object key: `{ key: ...` or `, key: ...` directly inside braces (not a
+            // parameter's type annotation inside parentheses, nor a ternary's branch).
             let keyed = || {
                 let rest = text[i..].trim_start_matches([' ', '\t']);
-                rest.starts_with(':') && !rest.starts_with("::")
+                let before = text[..start].trim_end();
+                rest.starts_with(':')
+                    && !rest.starts_with("::")
+                    && brackets.last() == Some(&b'{')
+                    && (before.ends_with('{') || before.ends_with(','))
+            };
+            // A member access: `x.name`, `f().name`, `a[0].name`, or a chain continued on
+            // the next line (`program\n  .option(...)`); not a spread (`...options`) nor a
+            // relative import (`from .core import`).
+            let accessed = start > 0 && bytes[start - 1] == b'.' && {
+                let before = &text[..start - 1];
+                let on_line = before.rsplit('\n').next().unwrap_or(before);
+                on_line.trim().is_empty()
+                    || before.bytes().next_back().is_some_and(|b| {
+                        b.is_ascii_alphanumeric()
+                            || matches!(b, b'_' | b'$' | b')' | b']' | b'?' | b'!')
+                    })
             };
             let builtin = dotted
                 && word
@@ -524,7 +541,7 @@ fn identifiers_in(text: &str, written: Written) -> Vec<Mention> {
                     .is_some_and(|r| BUILTIN_RECEIVERS.contains(&r));
             let reach = match written {
                 Written::Block { .. } if dotted => Reach::Any,
-                Written::Block { .. } if start > 0 && bytes[start - 1] == b'.' => Reach::Member,
+                Written::Block { .. } if accessed => Reach::Member,
                 Written::Block { object_keys: true } if keyed() => Reach::Any,
                 Written::Block { .. } => Reach::TopLevel,
                 Written::Prose | Written::Span => Reach::Any,
@@ -540,6 +557,13 @@ fn identifiers_in(text: &str, written: Written) -> Vec<Mention> {
                 });
             }
         } else {
+            match c {
+                b'(' | b'[' | b'{' => brackets.push(c),
+                b')' | b']' | b'}' => {
+                    brackets.pop();
+                }
+                _ => {}
+            }
             i += 1;
         }
     }
@@ -816,6 +840,28 @@ mod tests {
             .contains(&("name", Reach::TopLevel))
         );
         assert!(has_object_keys("ts title=x.ts") && !has_object_keys("python"));
+        // Type annotations and ternaries are not keys; spreads and relative imports are not
+        // member accesses; a chain continued on the next line is.
+        let ts = "cmd.action((name: string) => {\n  const o = { ...options, key: ok ? a : b };\n})\nprogram\n  .option('-x')";
+        let ms = identifiers_in(ts, Written::Block { object_keys: true });
+        let got = names(&ms);
+        for want in [
+            ("name", Reach::TopLevel),
+            ("options", Reach::TopLevel),
+            ("key", Reach::Any),
+            ("a", Reach::TopLevel),
+            ("option", Reach::Member),
+        ] {
+            if want.0.len() >= 2 {
+                assert!(got.contains(&want), "{want:?}: {got:?}");
+            }
+        }
+        let ms = identifiers_in(
+            "from .core import Group",
+            Written::Block { object_keys: false },
+        );
+        let py = names(&ms);
+        assert!(py.contains(&("core", Reach::TopLevel)), "{py:?}");
         // A code span keeps the reader's shorthand: `.opts()` and `opts` name the method.
         assert_eq!(
             names(&identifiers_in(".opts()", Written::Span)),

@@ -222,9 +222,6 @@ fn merge_def(mine: &mut Def, stub: Def) {
                 if b.annotation.is_some() {
                     a.annotation = b.annotation;
                 }
-                if a.description.is_none() {
-                    a.description = b.description;
-                }
             }
             if stub.returns.is_some() {
                 mine.returns = stub.returns;
@@ -1347,8 +1344,8 @@ pub fn string_literal_value(lit: &str) -> Option<String> {
     None
 }
 
-/// The text a docstring literal holds, as Python reads it: escapes (`\\n`, `\\\\`, `\\x41`,
-/// a backslash ending a line) resolved unless the literal is raw (`r"""..."""`). `\\N{name}`
+/// The text a docstring literal holds, as Python reads it: escapes (`\n`, `\\`, `\x41`,
+/// a backslash ending a line) resolved unless the literal is raw (`r"""..."""`). `\N{name}`
 /// and unknown escapes stay as written.
 pub fn docstring_value(lit: &str) -> Option<String> {
     let body = string_literal_value(lit)?;
@@ -1370,6 +1367,12 @@ pub fn docstring_value(lit: &str) -> Option<String> {
             out.push(c);
             break;
         };
+        // A backslash ending a line joins it to the next (`\r\n` endings too).
+        if e == '\r' {
+            chars.next();
+            chars.next_if_eq(&'\n');
+            continue;
+        }
         let simple = match e {
             '\n' => Some(None),
             '\\' => Some(Some('\\')),
@@ -2080,6 +2083,10 @@ mod tests {
         );
         assert_eq!(
             docstring_value("'''one \\\ntwo'''").as_deref(),
+            Some("one two")
+        );
+        assert_eq!(
+            docstring_value("'''one \\\r\ntwo'''").as_deref(),
             Some("one two")
         );
     }

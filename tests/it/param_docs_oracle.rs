@@ -124,10 +124,20 @@ fn python_parameter_descriptions_agree_with_docstring_parser() {
                 }
                 n += 1;
                 // docstring_parser runs a reST field on to the next field, so it gives the
-                // last one the paragraphs that follow the field list too ("..
-                // versionchanged::"): ours must then be where theirs starts.
-                let agree = match (&theirs, &ours) {
-                    (Some(t), Some(o)) => t == o || t.starts_with(&format!("{o} ")),
+                // last one the directives that follow the field list too ("..
+                // versionadded:: 8.0"): ours must then be its lines before the directive.
+                let agree = match (docs.get(&p.name), &ours) {
+                    (Some(t), Some(o)) => {
+                        let lines: Vec<&str> = t.lines().collect();
+                        norm(t) == *o
+                            || (1..lines.len()).any(|k| {
+                                norm(&lines[..k].join("\n")) == *o
+                                    && lines[k..]
+                                        .iter()
+                                        .find(|l| !l.trim().is_empty())
+                                        .is_some_and(|l| l.starts_with(".. "))
+                            })
+                    }
                     _ => false,
                 };
                 if agree {

@@ -2,10 +2,11 @@
 """Oracle for the parameter descriptions refgraph reads from Python docstrings.
 
 For each qualified name given, imports the object from the installed release and parses its
-own docstring (``__doc__``, cleaned as ``inspect.cleandoc`` does; never a base class's) with
+own docstring (``__doc__``, cleaned as ``inspect.cleandoc`` does) with
 the ``docstring_parser`` package, which reads reST (``:param x:``), Google (``Args:``) and NumPy
-(``Parameters`` over dashes) styles. A class's parameters are those of its constructor: its
-``__init__``'s docstring first, then the class's own, the first description of a name winning.
+(``Parameters`` over dashes) styles. A class's parameters are those of its constructor: the
+docstring of the ``__init__`` it resolves (its own or a base's, as refgraph takes the
+constructor) first, then the class's own, the first description of a name winning.
 
     python3 -S tests/oracle/py_param_docs.py --path SITE [--path DEPS ...] \\
         --names NAMES.json --out OUT.json

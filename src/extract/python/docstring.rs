@@ -67,7 +67,7 @@ pub fn param_descriptions(doc: &str) -> Vec<(String, String)> {
             }
         }
         // Google section header.
-        if indent_matches_header(body) {
+        if is_google_header(body) {
             let mut j = i + 1;
             let mut item_indent: Option<usize> = None;
             while j < lines.len() {
@@ -80,12 +80,8 @@ pub fn param_descriptions(doc: &str) -> Vec<(String, String)> {
                 if li <= indent || item_indent.is_some_and(|d| li < d) {
                     break;
                 }
-                let d = *item_indent.get_or_insert(li);
-                if li > d {
-                    // A continuation line with no item above it: not a Google section.
-                    j += 1;
-                    continue;
-                }
+                // Every item at the first item's depth (`continuation` takes deeper lines).
+                item_indent.get_or_insert(li);
                 let (block, next) = continuation(&lines, j + 1, li);
                 if let Some((name, text)) = google_item(l.trim()) {
                     put(name, join(text, &block));
@@ -99,10 +95,8 @@ pub fn param_descriptions(doc: &str) -> Vec<(String, String)> {
         if matches!(
             body,
             "Parameters" | "Other Parameters" | "Keyword Arguments" | "Other parameters"
-        ) && lines.get(i + 1).is_some_and(|u| {
-            let u = u.trim();
-            u.len() >= 3 && u.chars().all(|c| c == '-')
-        }) {
+        ) && lines.get(i + 1).is_some_and(|u| is_rule(u))
+        {
             let mut j = i + 2;
             while j < lines.len() {
                 let l = lines[j];
@@ -112,10 +106,7 @@ pub fn param_descriptions(doc: &str) -> Vec<(String, String)> {
                 }
                 let li = indent_of(l);
                 // The next section: a header over dashes, or text less indented.
-                let next_is_rule = lines.get(j + 1).is_some_and(|u| {
-                    let u = u.trim();
-                    u.len() >= 3 && u.chars().all(|c| c == '-')
-                });
+                let next_is_rule = lines.get(j + 1).is_some_and(|u| is_rule(u));
                 if li < indent || (li == indent && next_is_rule) {
                     break;
                 }
@@ -140,12 +131,18 @@ pub fn param_descriptions(doc: &str) -> Vec<(String, String)> {
     out
 }
 
+/// A NumPy section's underline: dashes (numpydoc), or `=` / `~` as some projects write.
+fn is_rule(line: &str) -> bool {
+    let u = line.trim();
+    u.len() >= 3 && ['-', '=', '~'].iter().any(|r| u.chars().all(|c| c == *r))
+}
+
 fn indent_of(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }
 
 /// `Args:` and its synonyms, alone on their line.
-fn indent_matches_header(body: &str) -> bool {
+fn is_google_header(body: &str) -> bool {
     matches!(
         body,
         "Args:"
@@ -163,13 +160,17 @@ fn indent_matches_header(body: &str) -> bool {
 /// (`console (:class:`~rich.console.Console`, optional): text`).
 fn google_item(item: &str) -> Option<(&str, &str)> {
     let colon = item.find(':')?;
-    let (name, text) = match item.find('(') {
-        Some(open) if open < colon => {
-            let close = open + item[open..].find("):")?;
-            (&item[..open], &item[close + 2..])
-        }
-        _ => (&item[..colon], &item[colon + 1..]),
-    };
+    // After `name (type)`: the first `)` followed by a colon (spaces allowed between).
+    let typed = item
+        .find('(')
+        .filter(|open| *open < colon)
+        .and_then(|open| {
+            item[open..].match_indices(')').find_map(|(k, _)| {
+                let rest = item[open + k + 1..].trim_start();
+                rest.starts_with(':').then(|| (&item[..open], &rest[1..]))
+            })
+        });
+    let (name, text) = typed.unwrap_or((&item[..colon], &item[colon + 1..]));
     let name = name.trim();
     (!name.is_empty() && !name.contains(' ')).then_some((name, text))
 }
@@ -211,7 +212,7 @@ fn join(first: &str, block: &[&str]) -> String {
     let mut text = first.trim().to_string();
     for l in block {
         text.push('\n');
-        text.push_str(l.get(indent..).unwrap_or("").trim_end());
+        text.push_str(l.get(indent..).unwrap_or(l.trim_start()).trim_end());
     }
     text.trim().to_string()
 }
@@ -258,9 +259,17 @@ mod tests {
             )
         );
         assert_eq!(p[2].0, "kwargs");
-        let typed =
-            pairs("Args:\n    console (:class:`~rich.console.Console`, optional): Where to write.");
-        assert_eq!(typed, [("console".into(), "Where to write.".into())]);
+        let typed = pairs(
+            "Args:\n    console (:class:`~rich.console.Console`, optional): Where to write.\n    x (int) : spaced.\n    f (Callable[(int), str]): called.",
+        );
+        assert_eq!(
+            typed,
+            [
+                ("console".into(), "Where to write.".into()),
+                ("x".into(), "spaced.".into()),
+                ("f".into(), "called.".into())
+            ]
+        );
     }
 
     #[test]
@@ -276,6 +285,10 @@ mod tests {
             "Nodes can be, for example, strings or numbers.\n\nNodes must be hashable."
         );
         assert_eq!(p[2], ("attr".into(), "Edge data.".into()));
+        let eq = pairs(
+            "Parameters\n==========\nx : int\n    The x.\n\nReturns\n=======\nout : ndarray\n    Not a parameter.",
+        );
+        assert_eq!(eq, [("x".into(), "The x.".into())]);
     }
 
     #[test]

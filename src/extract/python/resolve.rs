@@ -971,7 +971,14 @@ fn function_symbol(
         aliases,
         defined_in,
         kind,
-        params: def.params.clone(),
+        params: {
+            // The docstring may be the stub's (the source had none).
+            let mut params = def.params.clone();
+            if let Some(doc) = &def.doc {
+                super::docstring::describe(&mut params, doc);
+            }
+            params
+        },
         has_signature: def.kind == DefKind::Function,
         returns: def.returns.clone(),
         is_async: def.is_async,
