@@ -245,6 +245,22 @@ impl TextIndex {
         let err = |e| IndexError::Tantivy(dir.to_path_buf(), e);
         let layout_file = dir.join("LAYOUT");
         let dir_err = |e| IndexError::Dir(dir.to_path_buf(), e);
+        // Two processes that find an index of an old layout (both started by a new build)
+        // must not both wipe it: the second would delete what the first began to rebuild.
+        // The check and the wipe hold an exclusive lock on a file beside the index; whoever
+        // comes second finds the new layout written.
+        let lock_path = dir.with_extension("lock");
+        if let Some(parent) = lock_path.parent() {
+            std::fs::create_dir_all(parent).map_err(dir_err)?;
+        }
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| IndexError::Dir(lock_path.clone(), e))?;
+        lock.lock()
+            .map_err(|e| IndexError::Dir(lock_path.clone(), e))?;
         // Only a missing file means "no index of this layout": an index that cannot be read
         // is an error to report, not a reason to delete it.
         let current = match std::fs::read_to_string(&layout_file) {
@@ -262,6 +278,7 @@ impl TextIndex {
             // layout change and wiped the index.
             crate::fsutil::write_atomic(&layout_file, LAYOUT.as_bytes()).map_err(dir_err)?;
         }
+        drop(lock);
         let (schema, fields) = schema();
         // Random access: the kernel reads no pages ahead of the ones a search touches, so the
         // mapped index adds to the server's RSS only what searches read.
@@ -1134,6 +1151,35 @@ fn embed_input(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Several openers of an index of an old layout at once (as processes of a new build
+    /// are): one wipes it, the others find the new layout and keep what was written since.
+    #[test]
+    fn concurrent_openers_of_an_old_layout_wipe_it_once() {
+        for round in 0..10 {
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = tmp.path().join("index");
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("LAYOUT"), "refgraph-index-0").unwrap();
+            let barrier = std::sync::Barrier::new(6);
+            std::thread::scope(|s| {
+                for t in 0..6 {
+                    let (dir, barrier) = (&dir, &barrier);
+                    s.spawn(move || {
+                        barrier.wait();
+                        TextIndex::open(dir, None).unwrap();
+                        std::fs::write(dir.join(format!("opened-{t}")), "").unwrap();
+                    });
+                }
+            });
+            for t in 0..6 {
+                assert!(
+                    dir.join(format!("opened-{t}")).exists(),
+                    "round {round}: opener {t}'s file was wiped by a later opener"
+                );
+            }
+        }
+    }
 
     fn chunk(release: &str, id: &str, title: &str, text: &str) -> Chunk {
         Chunk {
