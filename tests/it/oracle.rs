@@ -121,6 +121,10 @@ pub(crate) fn oracle(rel: &Release, cache: &Path) -> Value {
         .join("oracle")
         .join(format!("{}-{}.json", rel.name, rel.version));
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    // Tests running at once (signatures, parameter descriptions) ask for the same release:
+    // one writes the file while the other would read it half written.
+    let lock = crate::support::cache_lock(&out);
+    let _held = lock.lock().unwrap_or_else(|p| p.into_inner());
     let status = cmd
         .args(["--import", rel.import, "--out"])
         .arg(&out)
