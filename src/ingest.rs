@@ -125,9 +125,9 @@ pub fn read_release(
         .filter_map(|p| {
             if p.path.ends_with("METADATA") {
                 let is_wheel = p.path.ends_with(".dist-info/METADATA");
-                let text = crate::extract::docs::readme_from_metadata(&p.text)?;
+                let (text, markup) = crate::extract::docs::readme_from_metadata(&p.text)?;
                 is_wheel.then(|| SourceFile {
-                    path: "README.md".into(),
+                    path: format!("README.{markup}"),
                     text,
                 })
             } else {

@@ -157,7 +157,8 @@ pub fn summary_of(doc: &str) -> String {
 /// - OpenAPI (`generic`) 1: parameters carry their descriptions.
 /// - PyPI 1: the first recorded version. PyPI 2: doc links as npm 3; parameters carry the
 ///   words their docstring gives them (`:param x:`, `Args:`, NumPy `Parameters`); docstrings
-///   read as Python reads them (escapes such as a backslash and n resolved).
+///   read as Python reads them (escapes such as a backslash and n resolved); reStructuredText
+///   READMEs and `docs/*.rst` pages read as such.
 pub fn facts_version(ecosystem: &str) -> i64 {
     match ecosystem {
         "npm" => 3,

@@ -64,7 +64,7 @@ pub struct DocOptions {
 /// Whether a file is a documentation page.
 pub fn is_page(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
-    [".md", ".markdown", ".html", ".htm"]
+    [".md", ".markdown", ".html", ".htm", ".rst"]
         .iter()
         .any(|e| lower.ends_with(e))
 }
@@ -87,15 +87,75 @@ pub fn is_release_page(path: &str) -> bool {
     }
 }
 
-/// A wheel's `*.dist-info/METADATA` holds the project's README as its body (after the headers);
-/// it becomes the page `README.md`. None when the body is empty.
-pub fn readme_from_metadata(bytes: &[u8]) -> Option<Vec<u8>> {
+/// A wheel's `*.dist-info/METADATA` holds the project's README as its body (after the headers),
+/// and its markup in `Description-Content-Type`: the body and `md` for Markdown (and plain
+/// text, which reads as Markdown), `rst` for reStructuredText, which is also what the core
+/// metadata specification says an absent type means. The page is `README.<markup>`. None when
+/// the body is empty.
+pub fn readme_from_metadata(bytes: &[u8]) -> Option<(Vec<u8>, &'static str)> {
     let text = std::str::from_utf8(bytes).ok()?;
-    let body = text
+    let (headers, body) = text
         .split_once("\n\n")
-        .or_else(|| text.split_once("\r\n\r\n"))
-        .map(|(_, b)| b)?;
-    (!body.trim().is_empty()).then(|| body.as_bytes().to_vec())
+        .or_else(|| text.split_once("\r\n\r\n"))?;
+    if body.trim().is_empty() {
+        return None;
+    }
+    let content_type = headers.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.trim()
+            .eq_ignore_ascii_case("Description-Content-Type")
+            .then(|| v.trim().to_ascii_lowercase())
+    });
+    let markup = match content_type.as_deref() {
+        Some(t) if t.starts_with("text/markdown") || t.starts_with("text/plain") => "md",
+        _ => "rst",
+    };
+    Some((body.as_bytes().to_vec(), markup))
+}
+
+/// reStructuredText as Markdown: parsed and rendered to HTML (`rst_parser`, `rst_renderer`),
+/// then converted as HTML pages are. Text the parser does not take (it knows no Sphinx
+/// extension) is kept as written rather than lost: headings underlined with `=` and `-` and
+/// indented literal blocks read as Markdown much as they were meant.
+pub fn rst_to_markdown(rst: &str, extra_remove: &[String]) -> String {
+    // The grammar wants the text to end in one newline; a panic in the parser must not take
+    // the ingest down.
+    let source = format!("{}\n", without_images(rst).trim_end());
+    let html = std::panic::catch_unwind(|| {
+        let doc = rst_parser::parse(&source).ok()?;
+        let mut out = Vec::new();
+        rst_renderer::render_html(&doc, &mut out, false).ok()?;
+        String::from_utf8(out).ok()
+    })
+    .ok()
+    .flatten();
+    html.and_then(|h| html_to_markdown(&h, extra_remove).ok())
+        .filter(|md| !md.trim().is_empty())
+        .unwrap_or_else(|| rst.to_string())
+}
+
+/// The text without its image and figure directives (`.. image:: URL` and their indented
+/// `:target:` / `:alt:` options, `.. |badge| image:: URL`): badges and logos, no words to find,
+/// and options the parser reads as a quotation.
+fn without_images(rst: &str) -> String {
+    let mut out = String::with_capacity(rst.len());
+    let mut skipping = false;
+    for line in rst.lines() {
+        let t = line.trim_start();
+        let directive = t.starts_with(".. ")
+            && (t.contains(" image::") || t.starts_with(".. figure::") || t.contains("|image::"));
+        if directive {
+            skipping = true;
+            continue;
+        }
+        if skipping && (line.starts_with([' ', '\t']) && !t.is_empty()) {
+            continue;
+        }
+        skipping = false;
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 /// Reads one page. A page that cannot be read is a diagnostic, never a failure.
@@ -118,6 +178,8 @@ pub fn read_page(
             html_to_markdown(text, &options.remove).map_err(diag)?,
             title,
         )
+    } else if lower.ends_with(".rst") {
+        (rst_to_markdown(text, &options.remove), None)
     } else {
         (text.to_string(), None)
     };
@@ -718,6 +780,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn wheel_readmes_take_the_markup_their_metadata_names() {
+        let md = b"Metadata-Version: 2.1\nName: x\nDescription-Content-Type: text/markdown; charset=UTF-8\n\n# X\n";
+        assert_eq!(readme_from_metadata(md).unwrap().1, "md");
+        let rst = b"Metadata-Version: 2.1\nName: x\nDescription-Content-Type: text/x-rst\n\nX\n=\n";
+        assert_eq!(readme_from_metadata(rst).unwrap().1, "rst");
+        // No type: reStructuredText, as the core metadata specification says.
+        assert_eq!(readme_from_metadata(b"Name: x\n\nX\n").unwrap().1, "rst");
+        assert!(readme_from_metadata(b"Name: x\n\n  \n").is_none());
+    }
+
+    #[test]
     fn html_docstrings_read_as_markdown_and_others_are_left_alone() {
         // As in @aws-sdk/client-ec2 and Blockfrost's OpenAPI descriptions.
         let aws = "<p>Stops an Amazon EBS-backed instance. For more information, see <a href=\"https://docs.aws.amazon.com/stop.html\">Stop and start\n   Amazon EC2 instances</a> in the <i>Amazon EC2 User Guide</i>.</p>\n<p>Use <code>Hibernate</code> to keep RAM.</p>";
@@ -752,6 +825,43 @@ mod tests {
         ] {
             assert_eq!(html_docstring_to_markdown(plain), None, "{plain}");
         }
+    }
+
+    #[test]
+    fn restructuredtext_pages_read_as_markdown() {
+        // As marshmallow's README (its wheel's METADATA) is written.
+        let rst = "********************************************\nmarshmallow: simplified object serialization\n********************************************\n\n**marshmallow** converts complex datatypes, see `the docs <https://marshmallow.readthedocs.io/>`_.\n\n.. code-block:: python\n\n    from marshmallow import Schema, fields\n\n    class ArtistSchema(Schema):\n        name = fields.Str()\n\nGet It Now\n==========\n\n::\n\n    $ pip install -U marshmallow\n\n\n";
+        let md = rst_to_markdown(rst, &[]);
+        let s = sections(&md, "README.rst");
+        let paths: Vec<String> = s.iter().map(|x| x.path.join(" > ")).collect();
+        assert_eq!(
+            paths,
+            [
+                "marshmallow: simplified object serialization",
+                "marshmallow: simplified object serialization > Get It Now"
+            ],
+            "{md}"
+        );
+        assert!(md.contains("```python\n"), "{md}");
+        assert!(
+            md.contains("[the docs](https://marshmallow.readthedocs.io/)"),
+            "{md}"
+        );
+        assert!(!md.contains(".. code-block"), "{md}");
+        let badges = ".. image:: https://badgen.net/pypi/v/marshmallow\n    :target: https://pypi.org/project/marshmallow/\n    :alt: Latest version\n\nText.\n";
+        assert_eq!(rst_to_markdown(badges, &[]).trim(), "Text.");
+        assert!(s[0].identifiers.iter().any(|m| m.name == "fields.Str"));
+        // What the parser does not take is kept as written, never lost.
+        let odd = "Title\n=====\n\n.. autoclass:: marshmallow.Schema\n   :members:\n\n`unclosed";
+        assert!(rst_to_markdown(odd, &[]).contains("Title"));
+        let p = read_page(
+            "docs/quickstart.rst",
+            rst.as_bytes(),
+            None,
+            &DocOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(p.title, "marshmallow: simplified object serialization");
     }
 
     #[test]
