@@ -101,6 +101,20 @@ struct Side {
     verdicts: Vec<Option<bool>>,
 }
 
+impl Side {
+    /// From each run's per-query latencies (ms).
+    fn new(index_s: f64, chunks: usize, rounds: &[Vec<f64>], verdicts: Vec<Option<bool>>) -> Self {
+        let (p50, p99) = rounds.iter().map(|lat| summary(lat)).unzip();
+        Side {
+            index_s,
+            chunks_per_s: chunks as f64 / index_s,
+            p50,
+            p99,
+            verdicts,
+        }
+    }
+}
+
 /// hit@5 over the judged queries that `keep` accepts.
 fn hit5(verdicts: &[Option<bool>], queries: &[Value], keep: &dyn Fn(&Value) -> bool) -> f64 {
     let judged: Vec<bool> = verdicts
@@ -143,7 +157,7 @@ fn ours(bin: &Path, data: &Path, model: &Path, queries: &[Value], chunks: usize)
     let t = Instant::now();
     run(refgraph(bin, data, model).arg("reindex"));
     let index_s = t.elapsed().as_secs_f64();
-    let (mut p50, mut p99, mut verdicts) = (vec![], vec![], vec![]);
+    let (mut rounds, mut verdicts) = (vec![], vec![]);
     for round in 0..RUNS {
         let mut server = Mcp::start_with(bin, data, &["--model-dir", &model.to_string_lossy()]);
         // The first search opens the index and loads the model; an assistant's session pays it
@@ -171,17 +185,9 @@ fn ours(bin: &Path, data: &Path, model: &Path, queries: &[Value], chunks: usize)
                 );
             }
         }
-        let (a, b) = summary(&lat);
-        p50.push(a);
-        p99.push(b);
+        rounds.push(lat);
     }
-    Side {
-        index_s,
-        chunks_per_s: chunks as f64 / index_s,
-        p50,
-        p99,
-        verdicts,
-    }
+    Side::new(index_s, chunks, &rounds, verdicts)
 }
 
 /// The Python pipeline's two ways of searching one index: with refgraph's tricks, and classic.
@@ -204,30 +210,26 @@ fn theirs(chunks_file: &Path, queries_file: &Path, model: &Path, chunks: usize) 
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let index_s = v["index_s"].as_f64().unwrap();
     let side = |v: &Value| {
-        let (mut p50, mut p99) = (vec![], vec![]);
-        for round in v["latencies_ms"].as_array().unwrap() {
-            let lat: Vec<f64> = round
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter_map(Value::as_f64)
-                .collect();
-            let (a, b) = summary(&lat);
-            p50.push(a);
-            p99.push(b);
-        }
-        Side {
-            index_s,
-            chunks_per_s: chunks as f64 / index_s,
-            p50,
-            p99,
-            verdicts: v["verdicts"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(Value::as_bool)
-                .collect(),
-        }
+        let rounds: Vec<Vec<f64>> = v["latencies_ms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|round| {
+                round
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(Value::as_f64)
+                    .collect()
+            })
+            .collect();
+        let verdicts = v["verdicts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(Value::as_bool)
+            .collect();
+        Side::new(index_s, chunks, &rounds, verdicts)
     };
     (side(&v), side(&v["classic"]))
 }

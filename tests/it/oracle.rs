@@ -97,6 +97,24 @@ pub(crate) fn pip_install_into(target: &Path, specs: &[String], with_deps: bool)
     std::fs::write(target.join(".complete"), "").unwrap();
 }
 
+/// Fetches the release's wheel from PyPI (cached) and ingests it into `store`.
+pub(crate) fn ingest_release(store: &Store, rel: &Release, cache: &Path) {
+    let id = PackageId::new("pypi", rel.name);
+    let fetched = refgraph::fetch::fetch_pypi(&id, rel.version, &cache.join("pypi"), &|_, _| {})
+        .unwrap_or_else(|e| panic!("fetching {} {} from PyPI: {e}", rel.name, rel.version));
+    let (files, diags) = read_release(&fetched.path, Language::Python, &Limits::default()).unwrap();
+    ingest_files(
+        store,
+        &id,
+        rel.version,
+        &files,
+        diags,
+        &fetched.url,
+        Some(fetched.sha256),
+    )
+    .unwrap();
+}
+
 pub(crate) fn oracle(rel: &Release, cache: &Path) -> Value {
     let site = cache
         .join("site")
@@ -211,22 +229,7 @@ fn signatures_agree_with_inspect_on_real_pypi_releases() {
     let cache = cache_dir();
     let store = Store::in_memory();
     for rel in RELEASES {
-        let id = PackageId::new("pypi", rel.name);
-        let fetched =
-            refgraph::fetch::fetch_pypi(&id, rel.version, &cache.join("pypi"), &|_, _| {})
-                .unwrap_or_else(|e| panic!("fetching {} {} from PyPI: {e}", rel.name, rel.version));
-        let (files, diags) =
-            read_release(&fetched.path, Language::Python, &Limits::default()).unwrap();
-        ingest_files(
-            &store,
-            &id,
-            rel.version,
-            &files,
-            diags,
-            &fetched.url,
-            Some(fetched.sha256),
-        )
-        .unwrap();
+        ingest_release(&store, rel, &cache);
     }
     let engine = Engine::new(store);
     let mut total = 0usize;

@@ -6,13 +6,10 @@ use std::collections::BTreeMap;
 use std::process::Command;
 
 use refgraph::answer::{AnswerError, Engine};
-use refgraph::extract::Language;
-use refgraph::ingest::{Limits, ingest_files, read_release};
-use refgraph::model::PackageId;
 use refgraph::store::Store;
 use serde_json::Value;
 
-use crate::oracle::{Release, oracle, pip_install_into};
+use crate::oracle::{Release, ingest_release, oracle, pip_install_into};
 use crate::support::{cache_dir, repo};
 
 const RELEASES: &[Release] = &[
@@ -48,13 +45,7 @@ fn python_parameter_descriptions_agree_with_docstring_parser() {
     pip_install_into(&parser, &["docstring-parser==0.16".to_string()], false);
     let store = Store::in_memory();
     for rel in RELEASES {
-        let id = PackageId::new("pypi", rel.name);
-        let fetched =
-            refgraph::fetch::fetch_pypi(&id, rel.version, &cache.join("pypi"), &|_, _| {})
-                .unwrap_or_else(|e| panic!("fetching {} {} from PyPI: {e}", rel.name, rel.version));
-        let (files, diags) =
-            read_release(&fetched.path, Language::Python, &Limits::default()).unwrap();
-        ingest_files(&store, &id, rel.version, &files, diags, &fetched.url, None).unwrap();
+        ingest_release(&store, rel, &cache);
     }
     let engine = Engine::new(store);
     let mut report = String::new();
