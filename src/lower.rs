@@ -247,8 +247,10 @@ pub(crate) struct MentionTable {
 const MAX_SHORT_NAMESAKES: usize = 3;
 
 impl MentionTable {
-    /// `symbols`: (qualified name, aliases, whether it is a class or an interface).
-    pub(crate) fn new<'a>(symbols: impl Iterator<Item = (&'a str, &'a [String], bool)>) -> Self {
+    /// `symbols`: (qualified name, aliases, kind when known).
+    pub(crate) fn new<'a>(
+        symbols: impl Iterator<Item = (&'a str, &'a [String], Option<SymbolKind>)>,
+    ) -> Self {
         use std::collections::{HashMap, HashSet};
         let mut table: HashMap<String, Vec<String>> = HashMap::new();
         let mut short: HashMap<String, Vec<String>> = HashMap::new();
@@ -260,9 +262,9 @@ impl MentionTable {
                 e.push(q.to_string());
             }
         };
-        for (q, aliases, class_like) in symbols {
+        for (q, aliases, kind) in symbols {
             all.push(q);
-            if class_like {
+            if matches!(kind, Some(SymbolKind::Class | SymbolKind::Interface)) {
                 classes.insert(q);
             }
             for key in std::iter::once(q).chain(aliases.iter().map(String::as_str)) {
@@ -342,7 +344,7 @@ fn lower_pages(w: &mut Writer, package: &PackageId, release: &NamedNode, facts: 
         (
             s.qualified_name.as_str(),
             s.aliases.as_slice(),
-            matches!(s.kind, SymbolKind::Class | SymbolKind::Interface),
+            Some(s.kind),
         )
     }));
     write_pages(w, package, release, &facts.pages, &table, "doc");
@@ -360,7 +362,7 @@ pub fn docs_quads(
     package: &PackageId,
     version: &str,
     pages: &[crate::model::DocPageFacts],
-    symbols: &[(String, Vec<String>, bool)],
+    symbols: &[(String, Vec<String>, Option<SymbolKind>)],
     added_at: &str,
 ) -> Vec<Quad> {
     let release = node(package.release_purl(version));
@@ -758,13 +760,13 @@ mod tests {
         let aliases = ["click.core.echo".to_string()];
         let table = MentionTable::new(
             [
-                ("click", none, false),
-                ("click.echo", &aliases[..], false),
-                ("click.Tuple", none, true),
-                ("click.Tuple.name", none, false),
-                ("commander:Command", none, true),
-                ("commander:Command.name", none, false),
-                ("commander:program", none, false),
+                ("click", none, None),
+                ("click.echo", &aliases[..], None),
+                ("click.Tuple", none, Some(SymbolKind::Class)),
+                ("click.Tuple.name", none, None),
+                ("commander:Command", none, Some(SymbolKind::Class)),
+                ("commander:Command.name", none, None),
+                ("commander:program", none, None),
             ]
             .into_iter(),
         );
@@ -789,15 +791,15 @@ mod tests {
         // Namesakes are counted within the reach: one function, four members.
         let many = MentionTable::new(
             [
-                ("p.A", none, true),
-                ("p.A.parse", none, false),
-                ("p.B", none, true),
-                ("p.B.parse", none, false),
-                ("p.C", none, true),
-                ("p.C.parse", none, false),
-                ("p.D", none, true),
-                ("p.D.parse", none, false),
-                ("p.parse", none, false),
+                ("p.A", none, Some(SymbolKind::Class)),
+                ("p.A.parse", none, None),
+                ("p.B", none, Some(SymbolKind::Class)),
+                ("p.B.parse", none, None),
+                ("p.C", none, Some(SymbolKind::Class)),
+                ("p.C.parse", none, None),
+                ("p.D", none, Some(SymbolKind::Class)),
+                ("p.D.parse", none, None),
+                ("p.parse", none, None),
             ]
             .into_iter(),
         );

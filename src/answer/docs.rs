@@ -148,17 +148,13 @@ impl Engine {
             &crate::queries::list_symbols,
             &[("release", super::iri(&rel.release))],
         )?;
-        let class_like = [crate::vocab::rg::CLASS, crate::vocab::rg::INTERFACE];
-        let symbols: Vec<(String, Vec<String>, bool)> = rows
+        let symbols: Vec<(String, Vec<String>, Option<crate::model::SymbolKind>)> = rows
             .iter()
             .filter_map(|r| {
-                let q = super::get_str(r, "qname")?;
-                let class = matches!(
-                    r.get("type"),
-                    Some(oxigraph::model::Term::NamedNode(t))
-                        if class_like.iter().any(|c| t.as_ref() == *c)
-                );
-                Some((q, Vec::new(), class))
+                let kind = super::get_str(r, "type")
+                    .as_deref()
+                    .and_then(crate::lower::kind_of_class);
+                Some((super::get_str(r, "qname")?, Vec::new(), kind))
             })
             .collect();
         let (id, _) =

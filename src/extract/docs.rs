@@ -601,12 +601,13 @@ fn identifiers_in(text: &str, written: Written) -> Vec<Mention> {
             // relative import (`from .core import`).
             let accessed = start > 0 && bytes[start - 1] == b'.' && {
                 let before = &text[..start - 1];
-                let on_line = before.rsplit('\n').next().unwrap_or(before);
-                on_line.trim().is_empty()
-                    || before.bytes().next_back().is_some_and(|b| {
-                        b.is_ascii_alphanumeric()
-                            || matches!(b, b'_' | b'$' | b')' | b']' | b'?' | b'!')
-                    })
+                let after_expression = before.bytes().next_back().is_some_and(|b| {
+                    b.is_ascii_alphanumeric()
+                        || matches!(b, b'_' | b'$' | b')' | b']' | b'?' | b'!')
+                });
+                // Only the end of the text is looked at: a long line is not scanned per word.
+                let line_start = before.trim_end_matches([' ', '\t', '\r']);
+                after_expression || line_start.is_empty() || line_start.ends_with('\n')
             };
             let builtin = dotted
                 && word

@@ -207,6 +207,10 @@ fn merge_def(mine: &mut Def, stub: Def) {
         return;
     }
     if mine.doc.is_none() {
+        // The stub's docstring describes the source's parameters too.
+        if let Some(doc) = &stub.doc {
+            docstring::describe(&mut mine.params, doc);
+        }
         mine.doc = stub.doc;
     }
     if mine.kind == DefKind::Function {

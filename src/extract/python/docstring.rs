@@ -18,9 +18,6 @@ pub fn describe(params: &mut [Param], doc: &str) {
         return;
     }
     let found = param_descriptions(doc);
-    if found.is_empty() {
-        return;
-    }
     for p in params.iter_mut().filter(|p| p.description.is_none()) {
         if let Some((_, d)) = found.iter().find(|(n, _)| *n == p.name) {
             p.description = Some(d.clone());
@@ -183,11 +180,15 @@ fn continuation<'a>(lines: &[&'a str], start: usize, indent: usize) -> (Vec<&'a 
     while j < lines.len() {
         let l = lines[j];
         if l.trim().is_empty() {
-            // A blank line continues the item only when a deeper line follows it.
-            let next = lines[j..].iter().find(|x| !x.trim().is_empty());
-            if next.is_some_and(|n| indent_of(n) > indent) {
-                block.push("");
-                j += 1;
+            // Blank lines continue the item only when a deeper line follows them: the whole
+            // run is taken or left at once.
+            let run = lines[j..]
+                .iter()
+                .take_while(|x| x.trim().is_empty())
+                .count();
+            if lines.get(j + run).is_some_and(|n| indent_of(n) > indent) {
+                block.extend(std::iter::repeat_n("", run));
+                j += run;
                 continue;
             }
             break;

@@ -971,14 +971,7 @@ fn function_symbol(
         aliases,
         defined_in,
         kind,
-        params: {
-            // The docstring may be the stub's (the source had none).
-            let mut params = def.params.clone();
-            if let Some(doc) = &def.doc {
-                super::docstring::describe(&mut params, doc);
-            }
-            params
-        },
+        params: def.params.clone(),
         has_signature: def.kind == DefKind::Function,
         returns: def.returns.clone(),
         is_async: def.is_async,
