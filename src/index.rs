@@ -47,7 +47,7 @@ pub enum IndexError {
 
 /// Bumped when the schema or the chunking changes: an index written by another layout is
 /// rebuilt from the store instead of being misread.
-const LAYOUT: &str = "refgraph-index-8";
+const LAYOUT: &str = "refgraph-index-9";
 
 /// The content type of the one document per release that records its stamp, so a release
 /// with no chunks at all is still known to be indexed. It holds no text and is never a hit.
@@ -415,9 +415,16 @@ impl TextIndex {
             d.add_text(f.content_type, c.content_type.as_str());
             d.add_text(f.title, &c.title);
             d.add_u64(f.title_len, c.title.len() as u64);
-            d.add_u64(f.entity_count, c.entities.len() as u64);
+            // A symbol's chunk is about its first entity; the others are symbols its docstring
+            // mentions, whose names its text already holds: they link, they do not rank.
+            let about = if c.page == c.id {
+                &c.entities[..c.entities.len().min(1)]
+            } else {
+                &c.entities[..]
+            };
+            d.add_u64(f.entity_count, about.len() as u64);
             let mut keys = HashSet::new();
-            for e in &c.entities {
+            for e in about {
                 d.add_text(f.names, &e.qualified_name);
                 keys.extend(fusion::name_keys(&e.qualified_name));
             }

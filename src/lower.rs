@@ -301,7 +301,12 @@ impl MentionTable {
     /// identifier whole, else by its last two segments, else by its last segment as a short
     /// name (`client.upload_file` finds the `upload_file` methods) when at most three symbols
     /// of that reach have it.
-    fn resolve(&self, m: &Mention) -> Vec<&String> {
+    /// Whether `qualified_name` is a member of a class (a method, property, attribute).
+    pub(crate) fn is_member(&self, qualified_name: &str) -> bool {
+        self.members.contains(qualified_name)
+    }
+
+    pub(crate) fn resolve(&self, m: &Mention) -> Vec<&String> {
         let reaches = |q: &&String| match m.reach {
             Reach::Any => true,
             Reach::TopLevel => !self.members.contains(*q),

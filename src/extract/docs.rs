@@ -474,6 +474,18 @@ fn outline(md: &str) -> Outline {
     out
 }
 
+/// The identifiers a Markdown text names in code spans, code blocks and headings, each once,
+/// in order (a docstring's mentions; doc pages get theirs per section from [`sections`]).
+pub fn mentions_in(md: &str) -> Vec<Mention> {
+    let mut out: Vec<Mention> = Vec::new();
+    for (_, m) in outline(md).identifiers {
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
+    out
+}
+
 /// The language a fenced block's info string names (`ts title=x.ts` names `ts`), lower-cased.
 fn fence_language(info: &str) -> String {
     info.split(|c: char| c.is_whitespace() || c == ',' || c == '{')

@@ -1,8 +1,8 @@
 //! Chunks: the units the text index ranks, each read from the store and linked to entities.
 //!
 //! Two sources: every public symbol of a release (its docstring, signature and name, linked to
-//! the symbol itself), and the sections of doc pages stored with the release (linked to the
-//! symbols they mention). Both are read back from the release graph, so the index can always
+//! the symbol itself and to the symbols its docstring names), and the sections of doc pages
+//! stored with the release (linked to the symbols they mention). Both are read back from the release graph, so the index can always
 //! be rebuilt from the store alone.
 
 use std::collections::HashMap;
@@ -241,6 +241,7 @@ pub fn entity_chunks(
             }
         }
     }
+    let mentions = DocstringMentions::new(store, rel, &rows)?;
     let mut out = Vec::new();
     for row in rows {
         let (Some(symbol), Some(qname), Some(ty)) = (
@@ -347,11 +348,14 @@ pub fn entity_chunks(
                 (f, "" | "0") => f.to_string(),
                 (f, l) => format!("{f}:{l}"),
             },
-            entities: vec![EntityRef {
-                id: symbol,
-                qualified_name: qname,
-                kind,
-            }],
+            entities: mentions.linked(
+                EntityRef {
+                    id: symbol,
+                    qualified_name: qname,
+                    kind,
+                },
+                &doc,
+            ),
             last_updated: rel.ingested_at.clone(),
             embed_text,
         });
@@ -359,9 +363,208 @@ pub fn entity_chunks(
     Ok(out)
 }
 
+/// The symbols a docstring names in code spans and examples (`post_load
+/// <marshmallow.decorators.post_load>`, ``` `autorun` ```), resolved as doc pages' mentions are:
+/// a module's docstring that shows how its decorators are used leads to them.
+struct DocstringMentions {
+    table: crate::lower::MentionTable,
+    by_name: HashMap<String, EntityRef>,
+}
+
+impl DocstringMentions {
+    fn new(
+        store: &Store,
+        rel: &ReleaseInfo,
+        rows: &[oxigraph::sparql::QuerySolution],
+    ) -> Result<Self, StoreError> {
+        let mut by_name: HashMap<String, EntityRef> = HashMap::new();
+        for row in rows {
+            if let (Some(symbol), Some(qname), Some(ty)) = (
+                get_str(row, "symbol"),
+                get_str(row, "qname"),
+                get_str(row, "type"),
+            ) {
+                by_name.entry(qname.clone()).or_insert(EntityRef {
+                    id: symbol,
+                    qualified_name: qname,
+                    kind: kind_name(&ty),
+                });
+            }
+        }
+        // Aliases (`marshmallow.post_load` of `marshmallow.decorators.post_load`) from the
+        // release's name table: `name\tcanonical\tkind` lines, canonical empty for the name itself.
+        let names = store
+            .text_of(
+                &rel.release,
+                &rel.release,
+                crate::vocab::rg::NAME_TABLE.as_str(),
+            )?
+            .unwrap_or_default();
+        let mut aliases: HashMap<String, Vec<String>> = HashMap::new();
+        for line in names.lines() {
+            let mut cols = line.split('\t');
+            if let (Some(name), Some(canonical)) = (cols.next(), cols.next())
+                && !canonical.is_empty()
+            {
+                aliases
+                    .entry(canonical.to_string())
+                    .or_default()
+                    .push(name.to_string());
+            }
+        }
+        Ok(Self::of(by_name, aliases))
+    }
+
+    /// `by_name`: every symbol by qualified name; `aliases`: other names by qualified name.
+    fn of(by_name: HashMap<String, EntityRef>, mut aliases: HashMap<String, Vec<String>>) -> Self {
+        let kinds: Vec<(String, Vec<String>, Option<crate::model::SymbolKind>)> = by_name
+            .values()
+            .map(|e| {
+                (
+                    e.qualified_name.clone(),
+                    aliases.remove(&e.qualified_name).unwrap_or_default(),
+                    crate::model::SymbolKind::parse(&e.kind),
+                )
+            })
+            .collect();
+        let table = crate::lower::MentionTable::new(
+            kinds.iter().map(|(q, a, k)| (q.as_str(), a.as_slice(), *k)),
+        );
+        DocstringMentions { table, by_name }
+    }
+
+    /// `own` first, then the public symbols `doc` names, each once. A docstring names members
+    /// of classes sparingly: a bare word (``open``, ``name``) is most often a parameter, so it
+    /// names a member only of the class `own` is (or belongs to), and `Class.member` only a
+    /// member of a class of that name (`Command.name` is not `Tuple.name`).
+    fn linked(&self, own: EntityRef, doc: &str) -> Vec<EntityRef> {
+        let own_class = if self.table.is_member(&own.qualified_name) {
+            owner_of(&own.qualified_name).to_string()
+        } else {
+            own.qualified_name.clone()
+        };
+        let mut out = vec![own];
+        for m in crate::extract::docs::mentions_in(doc) {
+            let qualifier = m.name.rsplit_once('.').map(|(q, _)| short_name(q));
+            for q in self.table.resolve(&m) {
+                if short_name(q).starts_with('_') || out.iter().any(|e| e.qualified_name == *q) {
+                    continue;
+                }
+                if self.table.is_member(q) {
+                    let owner = owner_of(q);
+                    let named = match qualifier {
+                        Some(c) => short_name(owner) == c,
+                        None => owner == own_class,
+                    };
+                    if !named {
+                        continue;
+                    }
+                }
+                if let Some(e) = self.by_name.get(q) {
+                    out.push(e.clone());
+                }
+            }
+        }
+        out
+    }
+}
+
+/// `a.B.c` → `a.B`; `mobx:A.b` → `mobx:A`.
+fn owner_of(qualified_name: &str) -> &str {
+    qualified_name.rsplit_once('.').map_or("", |(o, _)| o)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn mentions() -> DocstringMentions {
+        let symbols = [
+            ("pkg.Group", "class"),
+            ("pkg.Command", "class"),
+            ("pkg.Tuple", "class"),
+            ("pkg.Tuple.name", "attribute"),
+            ("pkg.Context", "class"),
+            ("pkg.Context.find_object", "method"),
+            ("pkg.Context.ensure_object", "method"),
+            ("pkg.post_load", "function"),
+            ("pkg.decorators", "module"),
+            ("pkg.FloatRange", "class"),
+            ("pkg.LazyFile", "class"),
+            ("pkg.LazyFile.open", "method"),
+            ("pkg._internal", "function"),
+        ];
+        let by_name = symbols
+            .iter()
+            .map(|(q, k)| (q.to_string(), entity(q, k)))
+            .collect();
+        let aliases = HashMap::from([(
+            "pkg.post_load".to_string(),
+            vec!["pkg.decorators.post_load".to_string()],
+        )]);
+        DocstringMentions::of(by_name, aliases)
+    }
+
+    fn entity(q: &str, kind: &str) -> EntityRef {
+        EntityRef {
+            id: format!("pkg:pypi/pkg#{q}"),
+            qualified_name: q.to_string(),
+            kind: kind.to_string(),
+        }
+    }
+
+    fn linked(m: &DocstringMentions, own: &str, kind: &str, doc: &str) -> Vec<String> {
+        m.linked(entity(own, kind), doc)
+            .into_iter()
+            .map(|e| e.qualified_name)
+            .collect()
+    }
+
+    #[test]
+    fn docstrings_link_the_symbols_they_name_and_not_namesakes() {
+        let m = mentions();
+        // Roles and `title <target>` references, through aliases; the own entity first.
+        assert_eq!(
+            linked(
+                &m,
+                "pkg.decorators",
+                "module",
+                "Use `post_load <pkg.decorators.post_load>` to build objects.\n\n                 Example: ::\n\n    @post_load\n    def make(self, data): ..."
+            ),
+            ["pkg.decorators", "pkg.post_load"]
+        );
+        // `Command.name` (inherited, so not a symbol of its own) is not the namesake member of
+        // another class.
+        assert_eq!(
+            linked(
+                &m,
+                "pkg.Group",
+                "class",
+                ":param name: uses :attr:`Command.name`; see :class:`Command`."
+            ),
+            ["pkg.Group", "pkg.Command"]
+        );
+        // A bare word names a member of the docstring's own class only: ``open`` here is a
+        // parameter, not `LazyFile.open`; a sibling method is linked.
+        assert_eq!(
+            linked(
+                &m,
+                "pkg.FloatRange",
+                "class",
+                "If ``clamp`` is set the boundary may not be ``open``."
+            ),
+            ["pkg.FloatRange"]
+        );
+        assert_eq!(
+            linked(
+                &m,
+                "pkg.Context.ensure_object",
+                "method",
+                "Like :meth:`find_object` but creates it; ``_internal`` is never linked."
+            ),
+            ["pkg.Context.ensure_object", "pkg.Context.find_object"]
+        );
+    }
 
     #[test]
     fn names_read_as_words() {

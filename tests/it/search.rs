@@ -80,6 +80,23 @@ fn identifiers_and_words_are_found_without_a_model() {
         "{:?}",
         s.results[0]
     );
+    // A docstring links the symbols it names: list_buckets says it was renamed to
+    // :meth:`iter_buckets`, a method of the same class.
+    let (s, _) = e
+        .search_docs_with(&q("list_buckets", Some("2.0.0")), Mode::Fused)
+        .unwrap();
+    let names: Vec<&str> = s.results[0]
+        .entities
+        .iter()
+        .map(|x| x.qualified_name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "acme_storage.StorageClient.list_buckets",
+            "acme_storage.StorageClient.iter_buckets"
+        ]
+    );
     // camelCase and snake_case parts match words: "presigned url" finds generate_presigned_url.
     let hits = top_entities(&e, &q("presigned url", None), Mode::Fused, 3);
     assert!(
