@@ -132,7 +132,7 @@ pub fn rst_to_markdown(rst: &str, extra_remove: &[String]) -> String {
     }
     // The grammar wants the text to end in one newline; a panic in the parser must not take
     // the ingest down.
-    let source = format!("{}\n", without_images(rst).trim_end());
+    let source = format!("{}\n", sphinx_as_plain_rst(&without_images(rst)).trim_end());
     let html = std::panic::catch_unwind(|| {
         let doc = rst_parser::parse(&source).ok()?;
         let mut out = Vec::new();
@@ -144,6 +144,122 @@ pub fn rst_to_markdown(rst: &str, extra_remove: &[String]) -> String {
     html.and_then(|h| html_to_markdown(&h, extra_remove).ok())
         .filter(|md| !md.trim().is_empty())
         .unwrap_or_else(|| rst.to_string())
+}
+
+/// Roles naming Python objects (`:func:`, `:meth:`, `:class:`...): their target becomes an
+/// inline literal, which Markdown keeps as a code span and mentions resolve.
+const OBJECT_ROLES: &[&str] = &[
+    "func",
+    "meth",
+    "class",
+    "attr",
+    "data",
+    "exc",
+    "obj",
+    "mod",
+    "const",
+    "type",
+    "function",
+    "method",
+    "attribute",
+    "module",
+    "exception",
+];
+
+/// What Sphinx adds to reStructuredText, in the plain forms the parser reads: a role naming a
+/// Python object (``:meth:`~click.Context.invoke` ``, ``:class:`title <click.IntRange>` ``)
+/// becomes an inline literal of its target (``` ``click.Context.invoke`` ```), any other role
+/// (`:ref:`, `:doc:`) its title; a paragraph ending in `::` introduces its indented block as
+/// code (a `code-block` directive), as Sphinx reads it.
+fn sphinx_as_plain_rst(rst: &str) -> String {
+    let mut out = String::with_capacity(rst.len() + 64);
+    let mut in_directive: Option<usize> = None;
+    for line in rst.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let t = line.trim();
+        // The body of a directive (`.. code-block:: python`) is kept as written.
+        if let Some(d) = in_directive {
+            if t.is_empty() || indent > d {
+                out.push_str(line);
+                out.push('\n');
+                continue;
+            }
+            in_directive = None;
+        }
+        if t.starts_with("..") {
+            in_directive = Some(indent);
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let line = plain_roles(line);
+        if let Some(text) = line.strip_suffix("::") {
+            // `::` alone opens the block; `text::` reads "text:", `text ::` reads "text".
+            if !text.trim().is_empty() {
+                if text.ends_with(char::is_whitespace) {
+                    out.push_str(text.trim_end());
+                } else {
+                    out.push_str(text);
+                    out.push(':');
+                }
+                out.push_str("\n\n");
+            }
+            out.push_str(&" ".repeat(indent));
+            out.push_str(".. code-block::\n");
+            in_directive = Some(indent);
+            continue;
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// One line with its Sphinx roles replaced (see [`sphinx_as_plain_rst`]).
+fn plain_roles(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(start) = rest.find(':') {
+        // `:name:` or `:py:name:` directly followed by a backquoted text.
+        let after = &rest[start + 1..];
+        let name_len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == ':' || c == '-'))
+            .unwrap_or(after.len());
+        let name = &after[..name_len];
+        let role = name.strip_suffix(':').filter(|r| !r.is_empty());
+        let body = after[name_len..].strip_prefix('`');
+        let (Some(role), Some(body)) = (role, body) else {
+            out.push_str(&rest[..start + 1]);
+            rest = &rest[start + 1..];
+            continue;
+        };
+        let Some(end) = body.find('`') else {
+            out.push_str(&rest[..start + 1]);
+            rest = &rest[start + 1..];
+            continue;
+        };
+        let text = &body[..end];
+        let (title, target) = match text
+            .trim_end()
+            .strip_suffix('>')
+            .and_then(|t| t.rsplit_once('<'))
+        {
+            Some((title, target)) => (title.trim(), target.trim()),
+            None => (text, text),
+        };
+        out.push_str(&rest[..start]);
+        let role = role.rsplit(':').next().unwrap_or(role);
+        if OBJECT_ROLES.contains(&role) {
+            out.push_str("``");
+            out.push_str(target.trim_start_matches(['~', '!']));
+            out.push_str("``");
+        } else {
+            out.push_str(title.trim_start_matches(['~', '!']));
+        }
+        rest = &body[end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The text without its image and figure directives (`.. image:: URL` and their indented
@@ -849,6 +965,42 @@ mod tests {
             "",
         ] {
             assert_eq!(html_docstring_to_markdown(plain), None, "{plain}");
+        }
+    }
+
+    #[test]
+    fn sphinx_roles_and_literal_blocks_read_as_code() {
+        // As click's docs/utils.rst and docs/advanced.rst write them.
+        let rst = "Colors\n======\n\nFor styling, the :func:`style` function can be used::\n\n    import click\n    click.echo(click.style('Hi', fg='green'))\n\nSee :meth:`~click.Context.invoke`, :py:class:`a range <click.IntRange>` and\n:ref:`the guide <ranges>`; a time 10:30 and :notarole stay.\n\n.. code-block:: python\n\n    x = 1  # :func:`kept` in code\n\nBefore ::\n\n    $ pip install click\n";
+        let md = rst_to_markdown(rst, &[]);
+        assert!(
+            md.contains("For styling, the `style` function can be used:\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("```\n import click\n click.echo(click.style('Hi', fg='green'))\n```"),
+            "{md}"
+        );
+        assert!(
+            md.contains("See `click.Context.invoke`, `click.IntRange` and the guide;"),
+            "{md}"
+        );
+        assert!(md.contains("10:30 and :notarole stay."), "{md}");
+        assert!(md.contains(":func:`kept` in code"), "{md}");
+        assert!(md.contains("Before\n\n```\n $ pip install click"), "{md}");
+        assert!(!md.contains("::"), "{md}");
+        let ids: Vec<String> = sections(&md, "docs/utils.rst")
+            .into_iter()
+            .flat_map(|s| s.identifiers)
+            .map(|m| m.name)
+            .collect();
+        for want in [
+            "style",
+            "click.Context.invoke",
+            "click.IntRange",
+            "click.echo",
+        ] {
+            assert!(ids.iter().any(|i| i == want), "{want} not in {ids:?}");
         }
     }
 

@@ -23,10 +23,13 @@ struct Labelled {
 fn releases() -> Engine {
     let cache = cache_dir();
     let store = Store::in_memory();
+    // click's sdist, not its wheel: the same sources with the release's docs/ folder, the doc
+    // pages the acceptance asks the set to be scored on (the wheel ships only its README).
     let click = PackageId::new("pypi", "click");
-    let wheel = refgraph::fetch::fetch_pypi(&click, "8.1.7", &cache.join("pypi"), &|_, _| {})
-        .expect("click 8.1.7 from PyPI");
-    try_ingest(&store, &wheel.path, &click, "8.1.7").unwrap();
+    let sdist =
+        refgraph::fetch::fetch_pypi_sdist("click", "8.1.7", &cache.join("pypi"), &|_, _| {})
+            .expect("click 8.1.7 sdist from PyPI");
+    try_ingest(&store, &sdist.path, &click, "8.1.7").unwrap();
     let commander = PackageId::new("npm", "commander");
     let tgz = refgraph::fetch::fetch_npm(&commander, "12.1.0", &cache.join("npm"), &|_, _| {})
         .expect("commander 12.1.0 from npm");
@@ -111,12 +114,12 @@ fn labelled_queries_hit_at_5_fused_against_bm25_and_vectors() {
         set.len()
     ));
     eprintln!("{table}\nfused misses:\n  {}", misses.join("\n  "));
-    // Fusion must beat each ranking alone; the 0.9 target is tracked in the report.
+    // Fusion must beat each ranking alone, and reach the target.
     assert!(
         fused >= bm25 && fused >= vector,
         "fusion does not earn its place:\n{table}"
     );
-    assert!(fused >= 0.7, "hit@5 fell below 0.7:\n{table}");
+    assert!(fused >= 0.9, "fused hit@5 below the 0.9 target:\n{table}");
 }
 
 /// The README of commander 12.1.0 (npm) links the symbols its code names, not the words of
