@@ -158,11 +158,12 @@ pub fn summary_of(doc: &str) -> String {
 /// - PyPI 1: the first recorded version. PyPI 2: doc links as npm 3; parameters carry the
 ///   words their docstring gives them (`:param x:`, `Args:`, NumPy `Parameters`); docstrings
 ///   read as Python reads them (escapes such as a backslash and n resolved); reStructuredText
-///   READMEs and `docs/*.rst` pages read as such.
+///   READMEs and `docs/*.rst` pages read as such. PyPI 3: in reStructuredText pages, Sphinx
+///   roles (`:meth:`) are code spans that link their symbol, and `::` blocks are code.
 pub fn facts_version(ecosystem: &str) -> i64 {
     match ecosystem {
         "npm" => 3,
-        "pypi" => 2,
+        "pypi" => 3,
         _ => 1,
     }
 }
