@@ -158,13 +158,14 @@ pub fn summary_of(doc: &str) -> String {
 /// - PyPI 1: the first recorded version. PyPI 2: doc links as npm 3; parameters carry the
 ///   words their docstring gives them (`:param x:`, `Args:`, NumPy `Parameters`); docstrings
 ///   read as Python reads them (escapes such as a backslash and n resolved); reStructuredText
-///   READMEs and `docs/*.rst` pages read as such. PyPI 3: in reStructuredText pages, Sphinx
-///   roles (`:meth:`) are code spans that link their symbol, and `::` blocks are code.
+///   READMEs and `docs/*.rst` pages read as such.
+/// - PyPI 3, npm 4, OpenAPI 2: in reStructuredText pages (of any ecosystem), Sphinx roles
+///   (`:meth:`) are code spans that link their symbol, and `::` blocks are code.
 pub fn facts_version(ecosystem: &str) -> i64 {
     match ecosystem {
-        "npm" => 3,
+        "npm" => 4,
         "pypi" => 3,
-        _ => 1,
+        _ => 2,
     }
 }
 
@@ -298,15 +299,15 @@ impl MentionTable {
         }
     }
 
-    /// The symbols a mention names, kept to members or to the rest as its reach says: the
-    /// identifier whole, else by its last two segments, else by its last segment as a short
-    /// name (`client.upload_file` finds the `upload_file` methods) when at most three symbols
-    /// of that reach have it.
     /// Whether `qualified_name` is a member of a class (a method, property, attribute).
     pub(crate) fn is_member(&self, qualified_name: &str) -> bool {
         self.members.contains(qualified_name)
     }
 
+    /// The symbols a mention names, kept to members or to the rest as its reach says: the
+    /// identifier whole, else by its last two segments, else by its last segment as a short
+    /// name (`client.upload_file` finds the `upload_file` methods) when at most three symbols
+    /// of that reach have it.
     pub(crate) fn resolve(&self, m: &Mention) -> Vec<&String> {
         let reaches = |q: &&String| match m.reach {
             Reach::Any => true,

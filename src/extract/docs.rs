@@ -133,6 +133,7 @@ pub fn rst_to_markdown(rst: &str, extra_remove: &[String]) -> String {
     // The grammar wants the text to end in one newline; a panic in the parser must not take
     // the ingest down.
     let source = format!("{}\n", sphinx_as_plain_rst(&without_images(rst)).trim_end());
+    quiet_rst_parser_panics();
     let html = std::panic::catch_unwind(|| {
         let doc = rst_parser::parse(&source).ok()?;
         let mut out = Vec::new();
@@ -144,6 +145,25 @@ pub fn rst_to_markdown(rst: &str, extra_remove: &[String]) -> String {
     html.and_then(|h| html_to_markdown(&h, extra_remove).ok())
         .filter(|md| !md.trim().is_empty())
         .unwrap_or_else(|| rst.to_string())
+}
+
+/// The parser panics on constructs it does not implement (`not implemented: unhandled rule
+/// admonition`); `rst_to_markdown` catches that and keeps the page as written, so the panic is
+/// no crash and its message, printed by the default hook, would only alarm. The process's
+/// panic hook is wrapped once to log such panics at debug level and pass every other on.
+fn quiet_rst_parser_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let file = info.location().map_or("", |l| l.file());
+            if file.contains("rst_parser") || file.contains("rst_renderer") {
+                tracing::debug!("reStructuredText parser gave up on a page: {info}");
+            } else {
+                previous(info);
+            }
+        }));
+    });
 }
 
 /// Roles naming Python objects (`:func:`, `:meth:`, `:class:`...): their target becomes an
@@ -172,54 +192,117 @@ const OBJECT_ROLES: &[&str] = &[
 /// (`:ref:`, `:doc:`) its title; a paragraph ending in `::` introduces its indented block as
 /// code (a `code-block` directive), as Sphinx reads it.
 fn sphinx_as_plain_rst(rst: &str) -> String {
+    let lines: Vec<&str> = rst.lines().collect();
+    let indent_of = |l: &str| l.len() - l.trim_start().len();
     let mut out = String::with_capacity(rst.len() + 64);
-    let mut in_directive: Option<usize> = None;
-    for line in rst.lines() {
-        let indent = line.len() - line.trim_start().len();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let indent = indent_of(line);
         let t = line.trim();
-        // The body of a directive (`.. code-block:: python`) is kept as written.
-        if let Some(d) = in_directive {
-            if t.is_empty() || indent > d {
-                out.push_str(line);
-                out.push('\n');
-                continue;
-            }
-            in_directive = None;
-        }
-        if t.starts_with("..") {
-            in_directive = Some(indent);
+        i += 1;
+        // A directive: the body of one that holds code (`.. code-block:: python`) or raw text
+        // is kept as written; in others (`.. note::`) roles and `::` are read as anywhere.
+        if t == ".." || t.starts_with(".. ") {
             out.push_str(line);
             out.push('\n');
-            continue;
-        }
-        let line = plain_roles(line);
-        if let Some(text) = line.strip_suffix("::") {
-            // `::` alone opens the block; `text::` reads "text:", `text ::` reads "text".
-            if !text.trim().is_empty() {
-                if text.ends_with(char::is_whitespace) {
-                    out.push_str(text.trim_end());
-                } else {
-                    out.push_str(text);
-                    out.push(':');
+            if VERBATIM_DIRECTIVES.iter().any(|d| t.contains(d)) {
+                while i < lines.len()
+                    && (lines[i].trim().is_empty() || indent_of(lines[i]) > indent)
+                {
+                    out.push_str(lines[i]);
+                    out.push('\n');
+                    i += 1;
                 }
-                out.push_str("\n\n");
             }
-            out.push_str(&" ".repeat(indent));
-            out.push_str(".. code-block::\n");
-            in_directive = Some(indent);
             continue;
         }
-        out.push_str(&line);
+        let line = plain_roles(line.trim_end());
+        let Some(text) = line.strip_suffix("::") else {
+            out.push_str(&line);
+            out.push('\n');
+            continue;
+        };
+        // The literal block: the lines after, indented deeper, blank lines within.
+        let start = i;
+        while i < lines.len() && (lines[i].trim().is_empty() || indent_of(lines[i]) > indent) {
+            i += 1;
+        }
+        let mut end = i;
+        while end > start && lines[end - 1].trim().is_empty() {
+            end -= 1;
+        }
+        let block = lines[start..end]
+            .iter()
+            .skip_while(|l| l.trim().is_empty())
+            .collect::<Vec<_>>();
+        // `text::` reads "text:", `text ::` reads "text", `::` alone nothing.
+        if !text.trim().is_empty() {
+            if text.ends_with(char::is_whitespace) {
+                out.push_str(text.trim_end());
+            } else {
+                out.push_str(text);
+                out.push(':');
+            }
+            out.push('\n');
+        }
+        if block.iter().all(|l| l.trim().is_empty()) {
+            continue;
+        }
+        // The parser wants a directive's body exactly three columns in.
+        let common = block
+            .iter()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| indent_of(l))
+            .min()
+            .unwrap_or(0);
+        let pad = " ".repeat(indent);
+        out.push_str(&format!("\n{pad}.. code-block::\n\n"));
+        for l in &block {
+            if l.trim().is_empty() {
+                out.push('\n');
+            } else {
+                out.push_str(&format!("{pad}   {}\n", &l[common.min(indent_of(l))..]));
+            }
+        }
         out.push('\n');
     }
     out
 }
 
-/// One line with its Sphinx roles replaced (see [`sphinx_as_plain_rst`]).
-fn plain_roles(line: &str) -> String {
+/// Directives whose body is code or raw text, kept as written.
+const VERBATIM_DIRECTIVES: &[&str] = &[
+    "code-block::",
+    "code::",
+    "sourcecode::",
+    "literalinclude::",
+    "raw::",
+    "math::",
+    "example::",
+    "doctest::",
+    "testcode::",
+    "parsed-literal::",
+];
+
+/// One line with its Sphinx roles replaced (see [`sphinx_as_plain_rst`]); inline literals
+/// (``` ``:func:`x` `` ```) are left as written. Docstrings are read with it too.
+pub(crate) fn plain_roles(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut rest = line;
-    while let Some(start) = rest.find(':') {
+    while let Some(start) = rest.find([':', '`']) {
+        if rest[start..].starts_with("``") {
+            let end = rest[start + 2..]
+                .find("``")
+                .map_or(rest.len(), |e| start + 2 + e + 2);
+            out.push_str(&rest[..end]);
+            rest = &rest[end..];
+            continue;
+        }
+        if rest[start..].starts_with('`') {
+            out.push_str(&rest[..start + 1]);
+            rest = &rest[start + 1..];
+            continue;
+        }
         // `:name:` or `:py:name:` directly followed by a backquoted text.
         let after = &rest[start + 1..];
         let name_len = after
@@ -971,23 +1054,29 @@ mod tests {
     #[test]
     fn sphinx_roles_and_literal_blocks_read_as_code() {
         // As click's docs/utils.rst and docs/advanced.rst write them.
-        let rst = "Colors\n======\n\nFor styling, the :func:`style` function can be used::\n\n    import click\n    click.echo(click.style('Hi', fg='green'))\n\nSee :meth:`~click.Context.invoke`, :py:class:`a range <click.IntRange>` and\n:ref:`the guide <ranges>`; a time 10:30 and :notarole stay.\n\n.. code-block:: python\n\n    x = 1  # :func:`kept` in code\n\nBefore ::\n\n    $ pip install click\n";
+        let rst = "Colors\n======\n\nFor styling, the :func:`style` function can be used::\n\n    import click\n    click.echo(click.style('Hi', fg='green'))\n\nSee :meth:`~click.Context.invoke`, :py:class:`a range <click.IntRange>` and\n:ref:`the guide <ranges>`; a time 10:30 and :notarole stay, ``:func:`lit` `` too.\n\n.. code-block:: python\n\n    x = 1  # :func:`kept` in code\n\nBefore ::\n\n    $ pip install click\n\nTwo columns::  \n\n  two = 2\n\n    deeper = 3\n\nAfter.\n";
         let md = rst_to_markdown(rst, &[]);
         assert!(
             md.contains("For styling, the `style` function can be used:\n"),
             "{md}"
         );
         assert!(
-            md.contains("```\n import click\n click.echo(click.style('Hi', fg='green'))\n```"),
+            md.contains("```\nimport click\nclick.echo(click.style('Hi', fg='green'))\n```"),
             "{md}"
         );
         assert!(
             md.contains("See `click.Context.invoke`, `click.IntRange` and the guide;"),
             "{md}"
         );
-        assert!(md.contains("10:30 and :notarole stay."), "{md}");
+        assert!(md.contains("10:30 and :notarole stay"), "{md}");
+        assert!(md.contains(":func:`lit`"), "{md}");
         assert!(md.contains(":func:`kept` in code"), "{md}");
-        assert!(md.contains("Before\n\n```\n $ pip install click"), "{md}");
+        assert!(md.contains("Before\n\n```\n$ pip install click"), "{md}");
+        // A block indented two columns, a blank line inside, trailing spaces after `::`.
+        assert!(
+            md.contains("Two columns:\n\n```\ntwo = 2\n\n  deeper = 3\n```\n\nAfter."),
+            "{md}"
+        );
         assert!(!md.contains("::"), "{md}");
         let ids: Vec<String> = sections(&md, "docs/utils.rst")
             .into_iter()
@@ -1002,6 +1091,15 @@ mod tests {
         ] {
             assert!(ids.iter().any(|i| i == want), "{want} not in {ids:?}");
         }
+        // Inside an admonition roles are read too; a prose line starting with `...` is prose.
+        let plain = sphinx_as_plain_rst(
+            ".. note::\n\n   See :class:`click.Path`.\n\n...and :func:`echo`::\n\n    echo()\n",
+        );
+        assert!(plain.contains("   See ``click.Path``."), "{plain}");
+        assert!(
+            plain.contains("...and ``echo``:\n\n.. code-block::\n\n   echo()\n"),
+            "{plain}"
+        );
     }
 
     #[test]

@@ -348,13 +348,15 @@ pub fn entity_chunks(
                 (f, "" | "0") => f.to_string(),
                 (f, l) => format!("{f}:{l}"),
             },
+            // An OpenAPI description's words are no code: its ``id`` would name every
+            // schema's `id` property.
             entities: mentions.linked(
                 EntityRef {
                     id: symbol,
                     qualified_name: qname,
                     kind,
                 },
-                &doc,
+                if language == "openapi" { "" } else { &doc },
             ),
             last_updated: rel.ingested_at.clone(),
             embed_text,
@@ -391,8 +393,8 @@ impl DocstringMentions {
                 });
             }
         }
-        // Aliases (`marshmallow.post_load` of `marshmallow.decorators.post_load`) from the
-        // release's name table: `name\tcanonical\tkind` lines, canonical empty for the name itself.
+        // Aliases (`marshmallow.decorators.post_load` of `marshmallow.post_load`) from the
+        // release's name table.
         let names = store
             .text_of(
                 &rel.release,
@@ -401,11 +403,8 @@ impl DocstringMentions {
             )?
             .unwrap_or_default();
         let mut aliases: HashMap<String, Vec<String>> = HashMap::new();
-        for line in names.lines() {
-            let mut cols = line.split('\t');
-            if let (Some(name), Some(canonical)) = (cols.next(), cols.next())
-                && !canonical.is_empty()
-            {
+        for (name, canonical, _) in crate::answer::name_rows(&names) {
+            if name != canonical {
                 aliases
                     .entry(canonical.to_string())
                     .or_default()
@@ -433,10 +432,13 @@ impl DocstringMentions {
         DocstringMentions { table, by_name }
     }
 
-    /// `own` first, then the public symbols `doc` names, each once. A docstring names members
-    /// of classes sparingly: a bare word (``open``, ``name``) is most often a parameter, so it
-    /// names a member only of the class `own` is (or belongs to), and `Class.member` only a
-    /// member of a class of that name (`Command.name` is not `Tuple.name`).
+    /// `own` first, then the public symbols `doc` names, each once; Sphinx roles are read as
+    /// on pages (``:meth:`iter_buckets` `` names it, ``:ref:`guide <types>` `` nothing). A
+    /// docstring names members of classes sparingly: a bare word (``open``, ``name``) is most
+    /// often a parameter, so it names a member only of the class `own` is (or belongs to), and
+    /// `x.member` a member of a class called `x` or of that same class (`ctx.find_object` in
+    /// `Context`'s docstring), never the namesake of another (`Command.name` is not
+    /// `Tuple.name`).
     fn linked(&self, own: EntityRef, doc: &str) -> Vec<EntityRef> {
         let own_class = if self.table.is_member(&own.qualified_name) {
             owner_of(&own.qualified_name).to_string()
@@ -444,7 +446,8 @@ impl DocstringMentions {
             own.qualified_name.clone()
         };
         let mut out = vec![own];
-        for m in crate::extract::docs::mentions_in(doc) {
+        let doc: Vec<String> = doc.lines().map(crate::extract::docs::plain_roles).collect();
+        for m in crate::extract::docs::mentions_in(&doc.join("\n")) {
             let qualifier = m.name.rsplit_once('.').map(|(q, _)| short_name(q));
             for q in self.table.resolve(&m) {
                 if short_name(q).starts_with('_') || out.iter().any(|e| e.qualified_name == *q) {
@@ -452,10 +455,7 @@ impl DocstringMentions {
                 }
                 if self.table.is_member(q) {
                     let owner = owner_of(q);
-                    let named = match qualifier {
-                        Some(c) => short_name(owner) == c,
-                        None => owner == own_class,
-                    };
+                    let named = owner == own_class || qualifier == Some(short_name(owner));
                     if !named {
                         continue;
                     }
@@ -493,14 +493,16 @@ mod tests {
             ("pkg.LazyFile", "class"),
             ("pkg.LazyFile.open", "method"),
             ("pkg._internal", "function"),
+            ("pkg.types", "module"),
         ];
         let by_name = symbols
             .iter()
             .map(|(q, k)| (q.to_string(), entity(q, k)))
             .collect();
+        // Imported under another name: only the alias says which symbol it is.
         let aliases = HashMap::from([(
             "pkg.post_load".to_string(),
-            vec!["pkg.decorators.post_load".to_string()],
+            vec!["pkg.decorators.after_load".to_string()],
         )]);
         DocstringMentions::of(by_name, aliases)
     }
@@ -529,7 +531,7 @@ mod tests {
                 &m,
                 "pkg.decorators",
                 "module",
-                "Use `post_load <pkg.decorators.post_load>` to build objects.\n\n                 Example: ::\n\n    @post_load\n    def make(self, data): ..."
+                "Use :func:`after_load <pkg.decorators.after_load>` to build objects; see :ref:`the guide <types>`."
             ),
             ["pkg.decorators", "pkg.post_load"]
         );
@@ -563,6 +565,16 @@ mod tests {
                 "Like :meth:`find_object` but creates it; ``_internal`` is never linked."
             ),
             ["pkg.Context.ensure_object", "pkg.Context.find_object"]
+        );
+        // A member reached through an instance, in its own class's docstring.
+        assert_eq!(
+            linked(
+                &m,
+                "pkg.Context",
+                "class",
+                "Call ``ctx.find_object(Repo)``; ``lazy.open()`` is another class's."
+            ),
+            ["pkg.Context", "pkg.Context.find_object"]
         );
     }
 

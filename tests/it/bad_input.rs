@@ -7,7 +7,7 @@ use refgraph::extract::Language;
 use refgraph::ingest::{IngestError, Limits, read_release};
 use refgraph::store::Store;
 
-use crate::support::{ingest, sample};
+use crate::support::{copy_tree, ingest, sample};
 
 fn snapshot(e: &Engine) -> String {
     crate::support::snapshot(e, "acme-storage", "1.0.0", "acme_storage.StorageClient")
@@ -258,4 +258,43 @@ fn the_cli_limits_are_configurable_and_say_how_to_raise_them() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// rst_parser panics on what it does not implement (a generic `admonition`): the page is kept
+/// as written, the ingest succeeds, and no panic message alarms the user.
+#[test]
+fn a_page_the_rst_parser_gives_up_on_is_kept_without_a_panic_message() {
+    let src = tempfile::tempdir().unwrap();
+    copy_tree(&sample("acme-storage-1.0.0"), src.path());
+    std::fs::create_dir_all(src.path().join("docs")).unwrap();
+    std::fs::write(
+        src.path().join("docs/guide.rst"),
+        "Guide\n=====\n\n.. admonition:: Quokka notes\n\n   Buckets hold objects.\n\nUse :meth:`StorageClient.put_object` to upload.\n",
+    )
+    .unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let refgraph = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_refgraph"))
+            .arg("--data-dir")
+            .arg(data.path())
+            .args(args)
+            .env("REFGRAPH_MODEL_DIR", "/nonexistent/refgraph-model")
+            .output()
+            .unwrap()
+    };
+    let out = refgraph(&[
+        "ingest",
+        src.path().to_str().unwrap(),
+        "--package",
+        "pkg:pypi/acme-storage",
+        "--version",
+        "1.0.0",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // The page was kept as written: its words are found.
+    let out = refgraph(&["--json", "search", "quokka notes", "--mode", "bm25"]);
+    let found = String::from_utf8_lossy(&out.stdout);
+    assert!(found.contains("docs/guide.rst"), "{found}");
 }

@@ -9,7 +9,7 @@ use refgraph::index::{Mode, TextIndex};
 use refgraph::model::PackageId;
 use refgraph::store::Store;
 
-use crate::support::{acme, ingest, sample, try_ingest};
+use crate::support::{acme, copy_tree, ingest, sample, try_ingest};
 
 /// The installed model: CI installs it (`refgraph model install` in scripts/setup); a missing
 /// model fails the vector tests rather than skipping them.
@@ -264,19 +264,6 @@ fn the_index_rebuilds_from_the_store_and_reingest_replaces_chunks() {
         z.results[0].entities[0].qualified_name,
         "acme_storage.StorageClient.put_object"
     );
-}
-
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 #[test]
