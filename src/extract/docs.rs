@@ -207,13 +207,18 @@ fn sphinx_as_plain_rst(rst: &str) -> String {
             out.push_str(line);
             out.push('\n');
             if VERBATIM_DIRECTIVES.iter().any(|d| t.contains(d)) {
+                let start = i;
                 while i < lines.len()
                     && (lines[i].trim().is_empty() || indent_of(lines[i]) > indent)
                 {
-                    out.push_str(lines[i]);
-                    out.push('\n');
                     i += 1;
                 }
+                let mut end = i;
+                while end > start && lines[end - 1].trim().is_empty() {
+                    end -= 1;
+                }
+                out.push_str(&under_directive(&lines[start..end], indent));
+                out.push_str(&"\n".repeat(i - end));
             }
             continue;
         }
@@ -235,7 +240,8 @@ fn sphinx_as_plain_rst(rst: &str) -> String {
         let block = lines[start..end]
             .iter()
             .skip_while(|l| l.trim().is_empty())
-            .collect::<Vec<_>>();
+            .copied()
+            .collect::<Vec<&str>>();
         // `text::` reads "text:", `text ::` reads "text", `::` alone nothing.
         if !text.trim().is_empty() {
             if text.ends_with(char::is_whitespace) {
@@ -249,28 +255,37 @@ fn sphinx_as_plain_rst(rst: &str) -> String {
         if block.iter().all(|l| l.trim().is_empty()) {
             continue;
         }
-        // The parser wants a directive's body exactly three columns in.
-        let common = block
-            .iter()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| indent_of(l))
-            .min()
-            .unwrap_or(0);
-        let pad = " ".repeat(indent);
-        out.push_str(&format!("\n{pad}.. code-block::\n\n"));
-        for l in &block {
-            if l.trim().is_empty() {
-                out.push('\n');
-            } else {
-                out.push_str(&format!("{pad}   {}\n", &l[common.min(indent_of(l))..]));
-            }
+        out.push_str(&format!("\n{}.. code-block::\n\n", " ".repeat(indent)));
+        out.push_str(&under_directive(&block, indent));
+        out.push('\n');
+    }
+    out
+}
+
+/// The body of a directive written at `indent`, moved to exactly three columns deeper, which
+/// is where the parser looks for it (a body four columns in kept a stray space on each line
+/// of code); relative indentation and blank lines are kept.
+fn under_directive(body: &[&str], indent: usize) -> String {
+    let indent_of = |l: &str| l.len() - l.trim_start().len();
+    let common = body
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| indent_of(l))
+        .min()
+        .unwrap_or(0);
+    let pad = " ".repeat(indent + 3);
+    let mut out = String::new();
+    for l in body {
+        if !l.trim().is_empty() {
+            out.push_str(&pad);
+            out.push_str(&l[common.min(indent_of(l))..]);
         }
         out.push('\n');
     }
     out
 }
 
-/// Directives whose body is code or raw text, kept as written.
+/// Directives whose body is code or raw text, kept as written (but for their indentation).
 const VERBATIM_DIRECTIVES: &[&str] = &[
     "code-block::",
     "code::",
@@ -1070,7 +1085,11 @@ mod tests {
         );
         assert!(md.contains("10:30 and :notarole stay"), "{md}");
         assert!(md.contains(":func:`lit`"), "{md}");
-        assert!(md.contains(":func:`kept` in code"), "{md}");
+        // An author's code-block, its body four columns in, reads without a stray space.
+        assert!(
+            md.contains("```python\nx = 1  # :func:`kept` in code\n```"),
+            "{md}"
+        );
         assert!(md.contains("Before\n\n```\n$ pip install click"), "{md}");
         // A block indented two columns, a blank line inside, trailing spaces after `::`.
         assert!(
