@@ -56,7 +56,9 @@ impl Language {
             return true;
         }
         match self {
-            Language::Python => path.ends_with(".py") || path.ends_with(".pyi"),
+            Language::Python => {
+                path.ends_with(".py") || path.ends_with(".pyi") || compiled_module(path).is_some()
+            }
             Language::JavaScript => javascript::reads(path),
             Language::OpenApi => {
                 path.ends_with(".json") || path.ends_with(".yaml") || path.ends_with(".yml")
@@ -133,6 +135,23 @@ pub(crate) fn clip_evidence(mut collapsed: String) -> String {
         collapsed.push_str("...");
     }
     collapsed
+}
+
+/// A CPython extension module's path without its platform tag and suffix
+/// (`lxml/etree.cpython-311-x86_64-linux-gnu.so` -> `lxml/etree`; `.abi3.so`,
+/// `.cp311-win_amd64.pyd`, a Cython `.pyx`): the ingest records its name, never its bytes.
+pub fn compiled_module(path: &str) -> Option<&str> {
+    // Cython source: the module is built from it (SQLAlchemy's pure wheel ships the `.pyx`
+    // of the extensions its platform wheels carry compiled).
+    if let Some(module) = path.strip_suffix(".pyx") {
+        return Some(module);
+    }
+    let stem = path
+        .strip_suffix(".so")
+        .or_else(|| path.strip_suffix(".pyd"))?;
+    let (module, tag) = stem.rsplit_once('.')?;
+    let tagged = tag.starts_with("cpython-") || tag == "abi3" || tag.starts_with("cp3");
+    (tagged && !module.rsplit('/').next()?.contains('.')).then_some(module)
 }
 
 /// The 1-based line a node starts on.

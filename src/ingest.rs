@@ -244,6 +244,13 @@ fn read_tree(
             if !meta.is_file() || !language.reads(&rel) {
                 continue;
             }
+            if crate::extract::compiled_module(&rel).is_some() {
+                files.push(SourceFile {
+                    path: rel,
+                    text: Vec::new(),
+                });
+                continue;
+            }
             if meta.len() > limits.max_file_bytes {
                 diags.push(Diagnostic {
                     file: rel,
@@ -335,6 +342,14 @@ impl<'a> ArchiveFiles<'a> {
             return Ok(());
         };
         let rel = rename.map_or(rel.clone(), |f| f(rel));
+        if crate::extract::compiled_module(&rel).is_some() {
+            // Its name is the fact (a module without source); its bytes are never read.
+            self.files.push(SourceFile {
+                path: rel,
+                text: Vec::new(),
+            });
+            return Ok(());
+        }
         let text = read_limited(entry, self.limits.max_file_bytes).map_err(|e| {
             IngestError::BadArchive {
                 path: self.path.to_path_buf(),

@@ -161,10 +161,15 @@ pub fn summary_of(doc: &str) -> String {
 ///   READMEs and `docs/*.rst` pages read as such.
 /// - PyPI 3, npm 4, OpenAPI 2: in reStructuredText pages (of any ecosystem), Sphinx roles
 ///   (`:meth:`) are code spans that link their symbol, and `::` blocks are code.
+/// - PyPI 4: the public surface as Python builds it: `__all__` arithmetic, lazy loaders,
+///   names for type checkers served by a lazy module, module variables, names of other
+///   packages and of compiled modules, paths that reach a symbol without exporting it
+///   (`rg:reachableAs`, `rg:boundNames`), and why a module's names cannot all be known
+///   (`rg:unknownMembers`).
 pub fn facts_version(ecosystem: &str) -> i64 {
     match ecosystem {
         "npm" => 4,
-        "pypi" => 3,
+        "pypi" => 4,
         _ => 2,
     }
 }
@@ -226,6 +231,25 @@ pub fn release_quads(
     }
     for s in &facts.symbols {
         lower_symbol(&mut w, package, &release, s);
+    }
+    for (path, canonical) in &facts.reachable {
+        w.str(
+            &node(symbol_iri(package, canonical)),
+            rg::REACHABLE_AS,
+            path,
+        );
+    }
+    for (module, names) in &facts.bound_names {
+        // One per line, a newline on both ends: `CONTAINS("\nname\n")` finds one.
+        let table = format!("\n{}\n", names.join("\n"));
+        w.str(&node(symbol_iri(package, module)), rg::BOUND_NAMES, &table);
+    }
+    for (name, reason) in &facts.unknown_members {
+        w.str(
+            &node(symbol_iri(package, name)),
+            rg::UNKNOWN_MEMBERS,
+            reason,
+        );
     }
     lower_relations(&mut w, package, &release, facts);
     lower_openapi(&mut w, package, &release, facts);

@@ -123,6 +123,14 @@ pub struct ReleaseFacts {
     /// Typed links between symbols of the release (an attribute's class, a callable's return
     /// type), the raw material of usage paths and `related`.
     pub relations: Vec<Relation>,
+    /// Paths that reach a public symbol at run time without exporting it (a module's own
+    /// imports): `(path, canonical name)`. Answered available; not listed as aliases.
+    pub reachable: Vec<(String, String)>,
+    /// Every public name bound in each module's namespace at run time: `(module, names)`.
+    pub bound_names: Vec<(String, Vec<String>)>,
+    /// Modules and classes whose members cannot all be told statically, with the reason:
+    /// `(qualified name, reason)`. A missing name under them is unknown, not absent.
+    pub unknown_members: Vec<(String, String)>,
 }
 
 impl ReleaseFacts {

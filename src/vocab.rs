@@ -64,6 +64,9 @@ pub mod rg {
         // symbols
         QUALIFIED_NAME = "qualifiedName",
         ALIAS = "alias",
+        REACHABLE_AS = "reachableAs",
+        UNKNOWN_MEMBERS = "unknownMembers",
+        BOUND_NAMES = "boundNames",
         DEFINED_IN = "definedIn",
         PARENT = "parent",
         SIGNATURE = "signature",

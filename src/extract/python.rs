@@ -100,6 +100,7 @@ pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits
         (syntax, diags)
     });
     modules.extend(namespace_packages(&chosen));
+    modules.extend(compiled_modules(files, &chosen));
     for (syntax, mut diags) in parsed {
         diagnostics.append(&mut diags);
         modules.push(syntax);
@@ -147,6 +148,31 @@ fn choose_module_files(
         .collect()
 }
 
+/// Extension modules the release ships compiled, with neither source nor stub: they exist,
+/// and what they hold is unknown.
+fn compiled_modules(
+    files: &[SourceFile],
+    chosen: &[(ModuleName, &SourceFile, Option<&SourceFile>)],
+) -> Vec<ModuleSyntax> {
+    let known: HashSet<&str> = chosen.iter().map(|(m, _, _)| m.dotted.as_str()).collect();
+    let mut out: Vec<ModuleSyntax> = files
+        .iter()
+        .filter_map(|f| {
+            let stem = crate::extract::compiled_module(&f.path)?;
+            let m = module_name_for(&format!("{stem}.py"))?;
+            (!known.contains(m.dotted.as_str())).then(|| ModuleSyntax {
+                name: m.dotted,
+                file: f.path.clone(),
+                compiled: true,
+                ..Default::default()
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out.dedup_by(|a, b| a.name == b.name);
+    out
+}
+
 /// Folders of modules with no `__init__.py` inside a regular package (`flask/sansio/app.py`):
 /// implicit namespace packages (PEP 420), importable as `flask.sansio`, with nothing of their
 /// own.
@@ -190,6 +216,30 @@ fn namespace_packages(
 /// overloads, and the definitions only the stub has (made at run time, as `attrs` does).
 fn merge_stub(source: &mut ModuleSyntax, stub: ModuleSyntax) {
     let bound: HashSet<String> = source.bindings.iter().map(|b| b.name.clone()).collect();
+    // A lazy module (lazy_loader's `attach_stub`, a module `__getattr__`) serves at run time
+    // what its stub imports: the stub is its table of contents. So does a module that
+    // star-imports (orjson: `from .orjson import *`, the compiled core the stub describes).
+    let lazy =
+        source.attaches_stub || !source.star_imports.is_empty() || source.has_module_getattr();
+    if lazy {
+        let defined: HashSet<&str> = source.defs.iter().map(|d| d.name.as_str()).collect();
+        let from_stub: Vec<Binding> = stub
+            .bindings
+            .iter()
+            .filter(|b| {
+                !b.type_only && !bound.contains(&b.name) && !defined.contains(b.name.as_str())
+            })
+            .cloned()
+            .collect();
+        source.bindings.extend(from_stub);
+        source
+            .star_imports
+            .extend(stub.star_imports.iter().cloned());
+        if source.all.is_none() && source.all_refs.is_empty() {
+            source.all = stub.all.clone();
+            source.all_refs = stub.all_refs.clone();
+        }
+    }
     for d in stub.defs {
         if let Some(mine) = source.defs.iter_mut().find(|m| m.name == d.name) {
             merge_def(mine, d);
@@ -296,14 +346,54 @@ pub struct ModuleSyntax {
     pub file: String,
     pub doc: Option<String>,
     pub deprecation: Option<Deprecation>,
-    /// `__all__` when it is a literal list/tuple of strings (possibly extended).
+    /// The string literals of `__all__` when the module assigns it (`= [...]`, `+=`,
+    /// `.extend`, `.append`); what else it adds is in `all_refs`.
     pub all: Option<Vec<String>>,
+    /// The parts of `__all__` that are not literals: another module's `__all__`
+    /// (`__all__ += core.__all__`), the module's own public names (`[n for n in dir() if ...]`),
+    /// or an expression that cannot be read statically.
+    pub all_refs: Vec<AllRef>,
     /// Module-level definitions, in source order (first definition of a name wins).
     pub defs: Vec<Def>,
     /// Module-level names bound by import or assignment, in source order.
     pub bindings: Vec<Binding>,
     /// Absolute module names of `from M import *`.
     pub star_imports: Vec<String>,
+    /// `lazy_loader.attach_stub(__name__, __file__)`: the module serves, lazily, what its
+    /// `.pyi` stub imports and lists in `__all__`.
+    pub attaches_stub: bool,
+    /// A compiled extension module with no source or stub: nothing of it can be read.
+    pub compiled: bool,
+    /// The names a module `__getattr__` serves, when its body can be read (`if name ==
+    /// "__version__": ...` ending in `raise AttributeError`).
+    pub getattr_serves: Option<Vec<String>>,
+    /// A module-level statement writes the namespace at run time (`globals()[...] = ...`,
+    /// `globals().update(...)`, a builder handed `globals()`): the names cannot all be told.
+    pub writes_globals: bool,
+}
+
+impl ModuleSyntax {
+    /// A module-level `__getattr__` (PEP 562), defined or assigned (`__getattr__ =
+    /// _make_getattr(__name__)`), whose served names cannot be read from its body: the module
+    /// can serve names its source does not bind.
+    pub fn has_module_getattr(&self) -> bool {
+        let defined = self
+            .defs
+            .iter()
+            .any(|d| d.name == "__getattr__" && d.kind == DefKind::Function);
+        let assigned = self.bindings.iter().any(|b| b.name == "__getattr__");
+        (defined || assigned) && self.getattr_serves.is_none()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AllRef {
+    /// `mod.__all__`, the dotted expression as written (`core`, `_core.numeric`).
+    Module(String),
+    /// The public names bound in the module (a comprehension over `dir()` or `globals()`).
+    Namespace,
+    /// Something computed at run time: the names cannot be told statically.
+    Dynamic,
 }
 
 #[derive(Debug, Clone)]
@@ -324,6 +414,9 @@ pub enum BindingTarget {
     FromImport { module: String, name: String },
     /// `Y = X` or `Y = mod.X`: a dotted expression in this module's namespace.
     Expr(String),
+    /// `Y = <any other value>` (`DEFAULT = 30`, `T = TypeVar("T")`), or `Y: int` in a stub:
+    /// a variable of the module, with its annotation when it has one.
+    Value { annotation: Option<String> },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -496,16 +589,90 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
         statements: Vec::new(),
         deletions: Vec::new(),
         type_checking: Vec::new(),
+        type_checking_else: false,
     };
     scope.walk(root);
     collect_defs(&q.definitions, &scope.defs, src, &mut syntax);
     collect_imports(&q.imports, &scope.statements, src, &mut syntax);
     collect_assignments(&q.assignments, &scope.statements, src, &mut syntax);
     collect_deletions(&scope.deletions, src, &mut syntax);
+    collect_lazy_attach(&scope.statements, src, &mut syntax);
+    // Module-level statements, or a function that writes the module's globals when called.
+    syntax.writes_globals = scope.statements.iter().any(|stmt| {
+        let t = text(*stmt, src);
+        t.contains("globals()") || t.contains("sys.modules[__name__]")
+    }) || [
+        &b"globals()["[..],
+        b"globals().update(",
+        b"globals().setdefault(",
+        b"locals()[",
+    ]
+    .iter()
+    .any(|w| contains(src, w));
+    syntax.getattr_serves = scope
+        .defs
+        .iter()
+        .find(|d| {
+            d.kind() == "function_definition"
+                && enclosing_def(**d).is_none()
+                && d.child_by_field_name("name")
+                    .is_some_and(|n| text(n, src) == "__getattr__")
+        })
+        .and_then(|d| getattr_served(*d, &scope.statements, src));
+    if let Some(served) = &syntax.getattr_serves {
+        let bound: HashSet<String> = syntax.bindings.iter().map(|b| b.name.clone()).collect();
+        let line = 1;
+        let extra: Vec<Binding> = served
+            .iter()
+            .filter(|n| !bound.contains(*n))
+            .map(|n| Binding {
+                name: n.clone(),
+                target: BindingTarget::Value { annotation: None },
+                line,
+                type_only: false,
+            })
+            .collect();
+        syntax.bindings.extend(extra);
+    }
     if !scope.type_checking.is_empty() {
         let typing = |line: usize| scope.type_checking.iter().any(|r| r.contains(&line));
+        // A lazy module names its exports for type checkers under `if TYPE_CHECKING:` and
+        // serves them at run time from an `else:` branch (transformers' `_LazyModule`) or from
+        // a module `__getattr__` (pydantic 2, scipy): there the names exist when the module
+        // runs, and a run-time binding of the same name stands before them.
+        let lazy = scope.type_checking_else || syntax.has_module_getattr();
+        let runtime: HashSet<String> = syntax
+            .bindings
+            .iter()
+            .filter(|b| !typing(b.line))
+            .map(|b| b.name.clone())
+            .chain(
+                syntax
+                    .defs
+                    .iter()
+                    .filter(|d| !typing(d.line))
+                    .map(|d| d.name.clone()),
+            )
+            .collect();
+        let served = |n: &str| {
+            syntax
+                .getattr_serves
+                .as_ref()
+                .is_some_and(|s| s.iter().any(|x| x == n))
+        };
         for b in &mut syntax.bindings {
-            b.type_only = typing(b.line);
+            b.type_only =
+                typing(b.line) && (runtime.contains(&b.name) || !(lazy || served(&b.name)));
+        }
+        // `sys.modules[__name__] = _LazyModule(...)` (transformers): what users reach is the
+        // lazy module, which serves the names listed for type checkers; the module's own
+        // imports (`is_torch_available`) are gone.
+        let replaced = scope
+            .statements
+            .iter()
+            .any(|stmt| squeezed(text(*stmt, src)).starts_with("sys.modules[__name__]="));
+        if replaced {
+            syntax.bindings.retain(|b| typing(b.line));
         }
         // Classes and functions defined for type checkers only do not exist at run time.
         syntax.defs.retain(|d| !typing(d.line));
@@ -526,6 +693,8 @@ struct Scope<'t> {
     deletions: Vec<Node<'t>>,
     /// The lines of `if TYPE_CHECKING:` blocks.
     type_checking: Vec<std::ops::RangeInclusive<usize>>,
+    /// One of them has an `else:` (the run-time way to the same names).
+    type_checking_else: bool,
 }
 
 impl<'t> Scope<'t> {
@@ -560,6 +729,7 @@ impl<'t> Scope<'t> {
                         self.type_checking
                             .push(line_of(block)..=block.end_position().row + 1);
                     }
+                    self.type_checking_else |= child.child_by_field_name("alternative").is_some();
                     self.walk(child);
                 }
                 "decorated_definition" => {
@@ -1675,31 +1845,308 @@ fn collect_import(
 }
 
 /// String elements of a list/tuple literal (`["a", "b"]`); `None` when not a literal.
-fn string_list(node: Node, src: &[u8]) -> Option<Vec<String>> {
-    let node = if node.kind() == "argument_list" {
-        node.named_child(0)?
-    } else {
-        node
+/// What an expression assigned to (or added to) `__all__` contributes.
+#[derive(Default)]
+struct AllParts {
+    names: Vec<String>,
+    refs: Vec<AllRef>,
+    /// The expression reads `__all__` itself (`__all__ = __all__ + [...]`).
+    keeps_own: bool,
+}
+
+impl AllParts {
+    fn read(&mut self, node: Node, src: &[u8]) {
+        match node.kind() {
+            "string" => match string_literal_value(text(node, src)) {
+                Some(s) => self.names.push(s),
+                None => self.refs.push(AllRef::Dynamic),
+            },
+            "comment" => {}
+            "argument_list"
+            | "list"
+            | "tuple"
+            | "parenthesized_expression"
+            | "list_splat"
+            | "expression_list" => {
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    self.read(child, src);
+                }
+            }
+            "binary_operator"
+                if node
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| text(o, src) == "+") =>
+            {
+                for field in ["left", "right"] {
+                    if let Some(side) = node.child_by_field_name(field) {
+                        self.read(side, src);
+                    }
+                }
+            }
+            "identifier" if text(node, src) == "__all__" => self.keeps_own = true,
+            "attribute"
+                if node
+                    .child_by_field_name("attribute")
+                    .is_some_and(|a| text(a, src) == "__all__") =>
+            {
+                let object = node.child_by_field_name("object").map(|o| text(o, src));
+                match object {
+                    Some(o)
+                        if o.chars()
+                            .all(|c| c.is_alphanumeric() || c == '_' || c == '.') =>
+                    {
+                        self.refs.push(AllRef::Module(o.to_string()))
+                    }
+                    _ => self.refs.push(AllRef::Dynamic),
+                }
+            }
+            // `list(x)`, `sorted(x)`: the names of x.
+            "call"
+                if node.child_by_field_name("function").is_some_and(|f| {
+                    matches!(text(f, src), "list" | "tuple" | "sorted" | "set")
+                }) =>
+            {
+                match node.child_by_field_name("arguments") {
+                    Some(args) => self.read(args, src),
+                    None => self.refs.push(AllRef::Dynamic),
+                }
+            }
+            "list_comprehension" | "generator_expression" | "set_comprehension"
+                if ["dir()", "globals()"]
+                    .iter()
+                    .any(|d| text(node, src).contains(d)) =>
+            {
+                self.refs.push(AllRef::Namespace)
+            }
+            _ => self.refs.push(AllRef::Dynamic),
+        }
+    }
+}
+
+/// lazy_loader (scikit-image, networkx, ...): `__getattr__, __dir__, __all__ =
+/// lazy.attach(__name__, submodules=[...], submod_attrs={"mod": ["name", ...]})` binds each
+/// submodule and each listed name of a submodule, and lists them all in `__all__`;
+/// `lazy.attach_stub(__name__, __file__)` takes the same from the module's `.pyi` stub.
+fn collect_lazy_attach<'t>(statements: &[Node<'t>], src: &[u8], syntax: &mut ModuleSyntax) {
+    // Arguments may name a module-level literal (`submodules = [...]`).
+    fn literal<'t>(node: Node<'t>, statements: &[Node<'t>], src: &[u8]) -> Option<Node<'t>> {
+        if node.kind() != "identifier" {
+            return Some(node);
+        }
+        let name = text(node, src);
+        statements.iter().rev().find_map(|stmt| {
+            let a = stmt.named_child(0).filter(|a| a.kind() == "assignment")?;
+            (text(a.child_by_field_name("left")?, src) == name)
+                .then(|| a.child_by_field_name("right"))
+                .flatten()
+        })
+    }
+    for stmt in statements {
+        let Some(call) = stmt
+            .named_child(0)
+            .filter(|a| a.kind() == "assignment")
+            .filter(|a| {
+                a.child_by_field_name("left")
+                    .is_some_and(|l| text(l, src).contains("__getattr__"))
+            })
+            .and_then(|a| a.child_by_field_name("right"))
+            .filter(|r| r.kind() == "call")
+        else {
+            continue;
+        };
+        let Some(function) = call.child_by_field_name("function").map(|f| text(f, src)) else {
+            continue;
+        };
+        let function = function.rsplit('.').next().unwrap_or(function);
+        if function == "attach_stub" {
+            syntax.attaches_stub = true;
+            continue;
+        }
+        if function != "attach" {
+            continue;
+        }
+        let Some(args) = call.child_by_field_name("arguments") else {
+            continue;
+        };
+        let (mut submodules, mut attrs) = (None, None);
+        let mut positional = 0;
+        let mut cursor = args.walk();
+        for arg in args.named_children(&mut cursor) {
+            if arg.kind() == "keyword_argument" {
+                let (Some(k), Some(v)) = (
+                    arg.child_by_field_name("name"),
+                    arg.child_by_field_name("value"),
+                ) else {
+                    continue;
+                };
+                match text(k, src) {
+                    "submodules" => submodules = Some(v),
+                    "submod_attrs" => attrs = Some(v),
+                    _ => {}
+                }
+            } else if arg.kind() != "comment" {
+                match positional {
+                    1 => submodules = Some(arg),
+                    2 => attrs = Some(arg),
+                    _ => {}
+                }
+                positional += 1;
+            }
+        }
+        let line = line_of(*stmt);
+        let mut names = Vec::new();
+        if let Some(list) = submodules.and_then(|n| literal(n, statements, src)) {
+            let mut parts = AllParts::default();
+            parts.read(list, src);
+            for s in parts.names {
+                syntax.bindings.push(Binding {
+                    name: s.clone(),
+                    target: BindingTarget::Module(format!("{}.{s}", syntax.name)),
+                    line,
+                    type_only: false,
+                });
+                names.push(s);
+            }
+        }
+        if let Some(dict) = attrs
+            .and_then(|n| literal(n, statements, src))
+            .filter(|d| d.kind() == "dictionary")
+        {
+            let mut cursor = dict.walk();
+            for pair in dict.named_children(&mut cursor) {
+                let (Some(k), Some(v)) = (
+                    pair.child_by_field_name("key"),
+                    pair.child_by_field_name("value"),
+                ) else {
+                    continue;
+                };
+                let Some(module) = string_literal_value(text(k, src)) else {
+                    continue;
+                };
+                let mut parts = AllParts::default();
+                parts.read(v, src);
+                for n in parts.names {
+                    syntax.bindings.push(Binding {
+                        name: n.clone(),
+                        target: BindingTarget::FromImport {
+                            module: format!("{}.{module}", syntax.name),
+                            name: n.clone(),
+                        },
+                        line,
+                        type_only: false,
+                    });
+                    names.push(n);
+                }
+            }
+        }
+        syntax.all.get_or_insert_with(Vec::new).extend(names);
+    }
+}
+
+/// The names a module `__getattr__(name)` serves, when its body is a run of `if name ==
+/// "x"`, `if name in ("a", "b")` or `if name in TABLE` (a literal of the module) branches
+/// ending in `raise AttributeError`: marshmallow's deprecated `__version__`, a lazy table.
+/// `None` when the body does anything else: then what it serves cannot be told.
+fn getattr_served(def: Node, statements: &[Node], src: &[u8]) -> Option<Vec<String>> {
+    let param = def.child_by_field_name("parameters")?.named_child(0)?;
+    let param = match param.kind() {
+        "identifier" => text(param, src),
+        _ => text(param.named_child(0)?, src),
     };
-    if !matches!(
-        node.kind(),
-        "list" | "tuple" | "string" | "parenthesized_expression"
-    ) {
+    let body = def.child_by_field_name("body")?;
+    let mut cursor = body.walk();
+    let stmts: Vec<Node> = body
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() != "comment")
+        .collect();
+    let (last, rest) = stmts.split_last()?;
+    if last.kind() != "raise_statement" || !text(*last, src).contains("AttributeError") {
         return None;
     }
-    if node.kind() == "string" {
-        return string_literal_value(text(node, src)).map(|s| vec![s]);
-    }
-    let mut out = Vec::new();
-    let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
-        match child.kind() {
-            "string" => out.push(string_literal_value(text(child, src))?),
-            "comment" => {}
+    let mut served = Vec::new();
+    for stmt in rest {
+        match stmt.kind() {
+            // The docstring, imports of what a branch needs.
+            "expression_statement" if stmt.named_child(0).is_some_and(|c| c.kind() == "string") => {
+            }
+            "import_statement" | "import_from_statement" => {}
+            "if_statement" => {
+                served.extend(served_by(
+                    stmt.child_by_field_name("condition")?,
+                    param,
+                    statements,
+                    src,
+                )?);
+                let mut c = stmt.walk();
+                for alt in stmt.children_by_field_name("alternative", &mut c) {
+                    if alt.kind() != "elif_clause" {
+                        return None;
+                    }
+                    served.extend(served_by(
+                        alt.child_by_field_name("condition")?,
+                        param,
+                        statements,
+                        src,
+                    )?);
+                }
+            }
             _ => return None,
         }
     }
-    Some(out)
+    Some(served)
+}
+
+/// The names a condition on `param` lets through: `param == "x"`, `param in (...)`, `param in
+/// TABLE`, joined by `or`.
+fn served_by(cond: Node, param: &str, statements: &[Node], src: &[u8]) -> Option<Vec<String>> {
+    match cond.kind() {
+        "parenthesized_expression" => served_by(cond.named_child(0)?, param, statements, src),
+        "boolean_operator" if text(cond, src).contains(" or ") => {
+            let mut out = served_by(cond.child_by_field_name("left")?, param, statements, src)?;
+            out.extend(served_by(
+                cond.child_by_field_name("right")?,
+                param,
+                statements,
+                src,
+            )?);
+            Some(out)
+        }
+        "comparison_operator" if cond.named_child_count() == 2 => {
+            let (left, right) = (cond.named_child(0)?, cond.named_child(1)?);
+            if text(left, src) != param {
+                return None;
+            }
+            let op = std::str::from_utf8(&src[left.end_byte()..right.start_byte()])
+                .ok()?
+                .trim();
+            let table = match (op, right.kind()) {
+                ("==", "string") => return Some(vec![string_literal_value(text(right, src))?]),
+                ("in", "identifier") => {
+                    let name = text(right, src);
+                    statements.iter().rev().find_map(|stmt| {
+                        let a = stmt.named_child(0).filter(|a| a.kind() == "assignment")?;
+                        (text(a.child_by_field_name("left")?, src) == name)
+                            .then(|| a.child_by_field_name("right"))
+                            .flatten()
+                    })?
+                }
+                ("in", _) => right,
+                _ => return None,
+            };
+            let mut parts = AllParts::default();
+            if table.kind() == "dictionary" {
+                let mut c = table.walk();
+                for pair in table.named_children(&mut c) {
+                    parts.read(pair.child_by_field_name("key")?, src);
+                }
+            } else {
+                parts.read(table, src);
+            }
+            parts.refs.is_empty().then_some(parts.names)
+        }
+        _ => None,
+    }
 }
 
 fn collect_assignments(query: &Query, nodes: &[Node], src: &[u8], syntax: &mut ModuleSyntax) {
@@ -1790,12 +2237,17 @@ fn collect_assignment(
             continue;
         }
         if name == "__all__" {
-            let Some(items) = value.and_then(|v| string_list(v, src)) else {
+            let Some(v) = value else {
                 continue;
             };
-            match pattern {
-                "assignment" => syntax.all = Some(items),
-                _ => syntax.all.get_or_insert_with(Vec::new).extend(items),
+            let mut parts = AllParts::default();
+            parts.read(v, src);
+            if pattern == "assignment" && !parts.keeps_own {
+                syntax.all = Some(parts.names);
+                syntax.all_refs = parts.refs;
+            } else {
+                syntax.all.get_or_insert_with(Vec::new).extend(parts.names);
+                syntax.all_refs.extend(parts.refs);
             }
             continue;
         }
@@ -1812,6 +2264,25 @@ fn collect_assignment(
             continue;
         }
         let (targets, value) = chained(name, value, src);
+        let variable = match value {
+            Some(v) => !matches!(v.kind(), "identifier" | "attribute"),
+            // `X: int` binds nothing when a module runs; a stub declares its variables so.
+            None => ty.is_some() && syntax.file.ends_with(".pyi"),
+        };
+        if variable {
+            let annotation = ty.map(|t| collapse_ws(text(t, src)));
+            syntax
+                .bindings
+                .extend(targets.into_iter().map(|name| Binding {
+                    name,
+                    target: BindingTarget::Value {
+                        annotation: annotation.clone(),
+                    },
+                    line: line_of(stmt),
+                    type_only: false,
+                }));
+            continue;
+        }
         if let Some(v) = value
             && matches!(v.kind(), "identifier" | "attribute")
         {
@@ -2292,6 +2763,30 @@ class C:
         assert_eq!(m.defs.len(), 1);
         assert_eq!(m.defs[0].overloads.len(), 2);
         assert_eq!(m.defs[0].params[0].annotation, None);
+    }
+
+    #[test]
+    fn all_arithmetic_is_read_as_parts() {
+        let m = module(
+            "from . import core\n__all__ = ['A'] + core.__all__\n__all__ += _x.y.__all__\n\
+             __all__.extend(sorted(['B', *more.__all__]))\n__all__.append('C')\n\
+             __all__ = __all__ + [n for n in dir() if not n.startswith('_')]\n\
+             __all__ += get_names()\n",
+        );
+        assert_eq!(m.all.unwrap(), vec!["A", "B", "C"]);
+        assert_eq!(
+            m.all_refs,
+            vec![
+                AllRef::Module("core".into()),
+                AllRef::Module("_x.y".into()),
+                AllRef::Module("more".into()),
+                AllRef::Namespace,
+                AllRef::Dynamic,
+            ]
+        );
+        // A plain assignment starts over.
+        let m = module("__all__ = x.__all__\n__all__ = ['only']\n");
+        assert_eq!((m.all.unwrap(), m.all_refs), (vec!["only".into()], vec![]));
     }
 
     #[test]

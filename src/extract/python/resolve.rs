@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
-use super::{AliasValue, BindingTarget, Def, DefKind, MemberAlias, ModuleSyntax};
+use super::{AliasValue, AllRef, BindingTarget, Def, DefKind, MemberAlias, ModuleSyntax};
 use crate::model::{Param, ParamKind, Relation, RelationKind, ReleaseFacts, Symbol, SymbolKind};
 
 /// Canonical public name of each public top-level definition, with its other public paths.
@@ -22,6 +22,8 @@ enum Target {
     Def(usize, Vec<String>),
     Module(usize),
     External(String),
+    /// A variable of a module: module index and name (`DEFAULT = 30`).
+    Value(usize, String),
 }
 
 struct Resolver<'a> {
@@ -29,6 +31,12 @@ struct Resolver<'a> {
     by_name: HashMap<&'a str, usize>,
     /// Names each module exports to `from m import *`, computed in import-graph order.
     star_exports: Vec<BTreeSet<String>>,
+    /// Each module's `__all__` with the other modules' `__all__` it adds folded in; `None`
+    /// when the module has none.
+    all: Vec<Option<BTreeSet<String>>>,
+    /// `__all__` also holds names it cannot spell out (its own public names from `dir()`, or
+    /// a run-time expression): the module's public namespace is exported beside it.
+    all_open: Vec<bool>,
     /// Steps an alias chain may take; `cut` is the first (module file, name) cut short.
     max_chain: usize,
     cut: std::cell::RefCell<Option<(String, String)>>,
@@ -54,9 +62,12 @@ pub fn resolve_with(
         modules: &modules,
         by_name,
         star_exports: vec![BTreeSet::new(); modules.len()],
+        all: vec![None; modules.len()],
+        all_open: vec![false; modules.len()],
         max_chain: limits.max_reexport_depth,
         cut: Default::default(),
     };
+    r.compute_all();
     r.compute_star_exports();
     let mut facts = ReleaseFacts::default();
     r.build(&mut facts);
@@ -127,10 +138,101 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// Why the names of module `i` cannot all be told from the release, if so.
+    fn unknown_reason(&self, i: usize) -> Option<String> {
+        let m = &self.modules[i];
+        if m.compiled {
+            return Some(format!(
+                "{} is a compiled extension module ({}) and the release has no stub for it",
+                m.name, m.file
+            ));
+        }
+        if m.has_module_getattr() && !m.attaches_stub {
+            return Some(format!(
+                "{} defines a module __getattr__, which can serve more names at run time",
+                m.name
+            ));
+        }
+        if m.all_refs.contains(&AllRef::Dynamic) {
+            return Some(format!("{}'s __all__ is computed at run time", m.name));
+        }
+        if m.writes_globals {
+            return Some(format!(
+                "{} writes its own namespace at run time (globals(), sys.modules)",
+                m.name
+            ));
+        }
+        for s in &m.star_imports {
+            match self.module(s) {
+                None => {
+                    return Some(format!(
+                        "{} star-imports {s}, which is not among the release's sources",
+                        m.name
+                    ));
+                }
+                Some(j) if self.modules[j].compiled => {
+                    return Some(format!(
+                        "{} star-imports the compiled module {s}, which has no stub",
+                        m.name
+                    ));
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Folds `__all__ += other.__all__` (any depth, cycles cut) into each module's `__all__`.
+    fn compute_all(&mut self) {
+        for i in 0..self.modules.len() {
+            let mut open = false;
+            self.all[i] = self.all_of(i, &mut vec![i], &mut open);
+            self.all_open[i] = open;
+        }
+    }
+
+    fn all_of(
+        &self,
+        i: usize,
+        visiting: &mut Vec<usize>,
+        open: &mut bool,
+    ) -> Option<BTreeSet<String>> {
+        let m = &self.modules[i];
+        if m.all.is_none() && m.all_refs.is_empty() {
+            return None;
+        }
+        let mut names: BTreeSet<String> = m.all.iter().flatten().cloned().collect();
+        for part in &m.all_refs {
+            match part {
+                AllRef::Module(expr) => {
+                    let target = self.resolve_expr(i, expr, &mut HashSet::new());
+                    let Some(Target::Module(j)) = target else {
+                        *open = true;
+                        continue;
+                    };
+                    if visiting.contains(&j) {
+                        continue;
+                    }
+                    visiting.push(j);
+                    match self.all_of(j, visiting, open) {
+                        Some(theirs) => names.extend(theirs),
+                        // `other.__all__` of a module without one fails at run time.
+                        None => *open = true,
+                    }
+                    visiting.pop();
+                }
+                AllRef::Namespace | AllRef::Dynamic => *open = true,
+            }
+        }
+        Some(names)
+    }
+
     fn own_star_names(&self, i: usize) -> BTreeSet<String> {
         let m = &self.modules[i];
-        if let Some(all) = &m.all {
-            return all.iter().cloned().collect();
+        if let Some(all) = &self.all[i]
+            && !self.all_open[i]
+        {
+            return all.clone();
         }
         let mut names: BTreeSet<String> = m
             .defs
@@ -149,6 +251,7 @@ impl<'a> Resolver<'a> {
                 names.extend(self.star_exports[j].iter().cloned());
             }
         }
+        names.extend(self.all[i].iter().flatten().cloned());
         names
     }
 
@@ -194,10 +297,21 @@ impl<'a> Resolver<'a> {
             return None;
         }
         let m = &self.modules[i];
+        if m.compiled {
+            // Whatever a compiled module holds is outside what the release lets us read.
+            return Some(Target::External(format!("{}.{name}", m.name)));
+        }
         if m.defs.iter().any(|d| d.name == name) {
             return Some(Target::Def(i, vec![name.to_string()]));
         }
-        if let Some(b) = m.bindings.iter().find(|b| b.name == name) {
+        // The binding that exists when the module runs stands before one made for type
+        // checkers only.
+        let binding = m
+            .bindings
+            .iter()
+            .filter(|b| b.name == name)
+            .min_by_key(|b| b.type_only);
+        if let Some(b) = binding {
             let t = match &b.target {
                 BindingTarget::Module(target) => Some(match self.module(target) {
                     Some(j) => Target::Module(j),
@@ -212,7 +326,12 @@ impl<'a> Resolver<'a> {
                         None => Some(Target::External(format!("{module}.{name}"))),
                     },
                 },
-                BindingTarget::Expr(expr) => self.resolve_expr(i, expr, seen),
+                // `TITLE = __doc__`, `x = y.z` through a value: bound all the same, to
+                // something only the run time knows.
+                BindingTarget::Expr(expr) => self
+                    .resolve_expr(i, expr, seen)
+                    .or_else(|| Some(Target::Value(i, name.to_string()))),
+                BindingTarget::Value { .. } => Some(Target::Value(i, name.to_string())),
             };
             if t.is_some() {
                 return t;
@@ -259,6 +378,8 @@ impl<'a> Resolver<'a> {
                     Target::Def(j, path)
                 }
                 Target::External(e) => Target::External(format!("{e}.{p}")),
+                // What a variable holds is known at run time only.
+                Target::Value(..) => return None,
             };
         }
         Some(t)
@@ -271,6 +392,8 @@ impl<'a> Resolver<'a> {
     fn build(&mut self, facts: &mut ReleaseFacts) {
         // 1. Public paths of every top-level definition.
         let mut public: BTreeMap<(usize, String), BTreeSet<String>> = BTreeMap::new();
+        let mut variables: BTreeMap<(usize, String), BTreeSet<String>> = BTreeMap::new();
+        let mut externals: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (i, m) in self.modules.iter().enumerate() {
             if !is_public_path(&m.name) {
                 continue;
@@ -295,15 +418,33 @@ impl<'a> Resolver<'a> {
                 line: 1,
                 signature_text: None,
             });
-            let mut names: BTreeSet<String> = m.all.iter().flatten().cloned().collect();
+            let mut names: BTreeSet<String> = self.all[i].iter().flatten().cloned().collect();
             let declared = names.clone();
-            if m.is_package || m.all.is_none() {
+            if m.is_package || self.all[i].is_none() || self.all_open[i] {
                 names.extend(self.namespace(i).into_iter().filter(|n| is_public_name(n)));
             }
             for n in names {
                 let mut seen = HashSet::new();
-                let Some(Target::Def(j, path)) = self.resolve_name(i, &n, &mut seen) else {
-                    continue;
+                let public_path = format!("{}.{n}", m.name);
+                let (j, path) = match self.resolve_name(i, &n, &mut seen) {
+                    Some(Target::Def(j, p)) => (j, p),
+                    // Variables and names of other packages are API when `__all__` says so.
+                    // Variables are public by the rule for definitions below.
+                    Some(Target::Value(j, v))
+                        if declared.contains(&n) || m.is_package || j == i =>
+                    {
+                        variables.entry((j, v)).or_default().insert(public_path);
+                        continue;
+                    }
+                    // A package's import from its own compiled module is its API too.
+                    Some(Target::External(e))
+                        if declared.contains(&n)
+                            || m.is_package && e.split('.').next() == m.name.split('.').next() =>
+                    {
+                        externals.entry(e).or_default().insert(public_path);
+                        continue;
+                    }
+                    _ => continue,
                 };
                 if path.len() != 1 {
                     continue;
@@ -334,7 +475,44 @@ impl<'a> Resolver<'a> {
             let aliases = sorted[1..].iter().map(|s| (*s).clone()).collect();
             canon.insert((*j, name.clone()), (c, aliases));
         }
-        // 3. Symbols for classes and functions, then class members.
+        // 3. Paths that reach a public symbol or module at run time without exporting it: a
+        // module's own imports (`rich.align.Segment`), and chains through them.
+        for (i, m) in self.modules.iter().enumerate() {
+            if !is_public_path(&m.name) {
+                continue;
+            }
+            let bound: Vec<String> = self
+                .namespace(i)
+                .into_iter()
+                .filter(|n| is_public_name(n))
+                .collect();
+            if !bound.is_empty() {
+                facts.bound_names.push((m.name.clone(), bound.clone()));
+            }
+            for n in bound {
+                let path = format!("{}.{n}", m.name);
+                let target = match self.resolve_name(i, &n, &mut HashSet::new()) {
+                    Some(Target::Def(j, p)) if p.len() == 1 => canon.get(&(j, p[0].clone())),
+                    Some(Target::Module(j)) if is_public_path(&self.modules[j].name) => {
+                        if self.modules[j].name != path {
+                            facts.reachable.push((path, self.modules[j].name.clone()));
+                        }
+                        continue;
+                    }
+                    _ => None,
+                };
+                if let Some((c, aliases)) = target
+                    && *c != path
+                    && !aliases.contains(&path)
+                {
+                    facts.reachable.push((path, c.clone()));
+                }
+            }
+            if let Some(reason) = self.unknown_reason(i) {
+                facts.unknown_members.push((m.name.clone(), reason));
+            }
+        }
+        // 4. Symbols for classes and functions, then class members.
         let mut keys: Vec<&(usize, String)> = canon.keys().collect();
         keys.sort();
         for key in keys {
@@ -363,7 +541,49 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
-        // 4. Top-level definitions that are not public, by defining path (class members are
+        // 5. Variables and other packages' names that `__all__` lists: attributes of their
+        // module, defined where the assignment is (or in the other package).
+        for ((j, v), paths) in variables {
+            let m = &self.modules[j];
+            let b = m.bindings.iter().find(|b| b.name == v);
+            let annotation = b.and_then(|b| match &b.target {
+                BindingTarget::Value { annotation } => annotation.clone(),
+                _ => None,
+            });
+            let line = b.map(|b| b.line).unwrap_or(1);
+            facts.symbols.push(variable_symbol(
+                paths,
+                format!("{}.{v}", m.name),
+                annotation,
+                None,
+                &m.file,
+                line,
+            ));
+        }
+        for (e, paths) in externals {
+            let q = paths.iter().next().cloned().unwrap_or_default();
+            let i = self
+                .module(parent_of(&q).as_deref().unwrap_or(""))
+                .unwrap_or(0);
+            let m = &self.modules[i];
+            let line = m
+                .bindings
+                .iter()
+                .find(|b| Some(b.name.as_str()) == q.rsplit('.').next())
+                .map(|b| b.line)
+                .unwrap_or(1);
+            let package = e.split('.').next().unwrap_or(&e);
+            let doc = if q.split('.').next() == Some(package) {
+                // `from ._core import X` where `_core` is compiled and has no stub.
+                format!("Defined in `{e}`, which the release ships compiled, without a stub.")
+            } else {
+                format!("Re-exported from `{e}`, of package `{package}`.")
+            };
+            facts
+                .symbols
+                .push(variable_symbol(paths, e, None, Some(doc), &m.file, line));
+        }
+        // 6. Top-level definitions that are not public, by defining path (class members are
         // added by class_symbols): "made private" is told apart from "deleted".
         for (i, m) in self.modules.iter().enumerate() {
             for d in &m.defs {
@@ -809,7 +1029,7 @@ impl<'a> Resolver<'a> {
                         return (vec![], false, vec![]);
                     }
                 }
-                Target::Module(_) => return (vec![], false, vec![]),
+                Target::Module(_) | Target::Value(..) => return (vec![], false, vec![]),
             }
         }
         (vec![], true, vec![])
@@ -905,6 +1125,41 @@ fn type_names(expr: &str) -> impl Iterator<Item = &str> {
         })
 }
 
+/// A module attribute that is not a class or function: a variable, or a name of another
+/// package. `paths` are its public paths: the shortest is canonical.
+fn variable_symbol(
+    paths: BTreeSet<String>,
+    defined_in: String,
+    annotation: Option<String>,
+    doc: Option<String>,
+    file: &str,
+    line: usize,
+) -> Symbol {
+    let mut sorted: Vec<String> = paths.into_iter().collect();
+    sorted.sort_by_key(|p| (p.matches('.').count(), p.len(), p.clone()));
+    let q = sorted.remove(0);
+    Symbol {
+        parent: parent_of(&q),
+        qualified_name: q,
+        aliases: sorted,
+        defined_in,
+        kind: SymbolKind::Attribute,
+        params: vec![],
+        has_signature: false,
+        returns: annotation,
+        is_async: false,
+        doc,
+        decorators: vec![],
+        bases: vec![],
+        overloads: vec![],
+        deprecation: None,
+        inherited_from: None,
+        file: file.to_string(),
+        line,
+        signature_text: None,
+    }
+}
+
 fn parent_of(q: &str) -> Option<String> {
     q.rsplit_once('.').map(|(p, _)| p.to_string())
 }
@@ -992,7 +1247,7 @@ fn function_symbol(
 mod tests {
     use crate::extract::SourceFile;
     use crate::extract::python::extract;
-    use crate::model::SymbolKind;
+    use crate::model::{ReleaseFacts, Symbol, SymbolKind};
 
     fn files(list: &[(&str, &str)]) -> Vec<SourceFile> {
         list.iter()
@@ -1122,6 +1377,171 @@ mod tests {
         // `z` is `field(init=False)`: no constructor parameter.
         assert_eq!(d.params.len(), 2);
         assert_eq!(d.params[1].default.as_deref(), Some("'a'"));
+    }
+
+    fn symbol<'f>(facts: &'f ReleaseFacts, name: &str) -> &'f Symbol {
+        facts
+            .symbols
+            .iter()
+            .find(|s| s.qualified_name == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+    }
+
+    #[test]
+    fn lazy_loader_modules_export_what_they_serve() {
+        let facts = extract(&files(&[
+            (
+                "sk/__init__.py",
+                "import lazy_loader as lazy\n\
+                 __getattr__, __dir__, __all__ = lazy.attach_stub(__name__, __file__)\n",
+            ),
+            (
+                "sk/__init__.pyi",
+                "from . import filters\nfrom ._io import imread\n__all__ = ['filters', 'imread']\n",
+            ),
+            ("sk/_io.py", "def imread(fname, plugin=None): ...\n"),
+            (
+                "sk/filters/__init__.py",
+                "import lazy_loader as lazy\nsubmodules = ['rank']\n\
+                 __getattr__, __dir__, __all__ = lazy.attach(\n    __name__, submodules, \
+                 submod_attrs={'edges': ['sobel']}\n)\n",
+            ),
+            ("sk/filters/edges.py", "def sobel(image, mask=None): ...\n"),
+            ("sk/filters/rank.py", "def mean(image): ...\n"),
+        ]));
+        let imread = symbol(&facts, "sk.imread");
+        assert_eq!(
+            crate::model::render_params(&imread.params),
+            "(fname, plugin=None)"
+        );
+        assert_eq!(
+            symbol(&facts, "sk.filters.sobel").kind,
+            SymbolKind::Function
+        );
+        assert_eq!(symbol(&facts, "sk.filters.rank").kind, SymbolKind::Module);
+        // Its names are all spelled out: nothing under it is unknown.
+        assert!(
+            facts.unknown_members.is_empty(),
+            "{:?}",
+            facts.unknown_members
+        );
+    }
+
+    #[test]
+    fn a_lazy_module_serves_its_type_checking_names() {
+        let facts = extract(&files(&[
+            (
+                "tf/__init__.py",
+                "from typing import TYPE_CHECKING\nfrom .utils import is_torch_available\n\
+                 _import_structure = {'models': ['Model']}\n\
+                 if TYPE_CHECKING:\n    from .models import Model\nelse:\n    import sys\n    \
+                 sys.modules[__name__] = _LazyModule(__name__, globals()['__file__'], _import_structure)\n",
+            ),
+            (
+                "tf/models.py",
+                "class Model:\n    def __init__(self, config): ...\n",
+            ),
+            ("tf/utils.py", "def is_torch_available(): ...\n"),
+            // Without an `else:` or a module `__getattr__`, the names are for type checkers.
+            (
+                "tf/plain.py",
+                "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .models import Model\n",
+            ),
+        ]));
+        let model = symbol(&facts, "tf.Model");
+        assert_eq!(crate::model::render_params(&model.params), "(config)");
+        // The module is replaced: its own imports are not what users reach.
+        assert!(
+            symbol(&facts, "tf.utils.is_torch_available")
+                .aliases
+                .is_empty()
+        );
+        assert!(
+            !facts
+                .reachable
+                .iter()
+                .any(|(p, _)| p.starts_with("tf.plain"))
+        );
+        assert!(
+            facts
+                .unknown_members
+                .iter()
+                .any(|(m, why)| m == "tf" && why.contains("run time")),
+            "{:?}",
+            facts.unknown_members
+        );
+    }
+
+    #[test]
+    fn all_arithmetic_variables_other_packages_and_compiled_modules() {
+        let facts = extract(&files(&[
+            (
+                "np2/__init__.py",
+                "from . import core\nfrom .core import *\nfrom ._speed import fast\n\
+                 from requests import Timeout\nimport os\n\
+                 __all__ = ['Timeout', 'VERSION_INFO'] + core.__all__\nVERSION_INFO = (1, 2)\n",
+            ),
+            (
+                "np2/core.py",
+                "__all__ = ['array', 'DEFAULT']\ndef array(obj): ...\nDEFAULT = 3\n",
+            ),
+            ("np2/_speed.cpython-311-x86_64-linux-gnu.so", ""),
+            ("np2/native.abi3.so", ""),
+            (
+                "np2/align.py",
+                "from .core import array\nfrom . import core as c\nLIMIT: int = 5\n",
+            ),
+        ]));
+        assert_eq!(symbol(&facts, "np2.array").kind, SymbolKind::Function);
+        assert_eq!(symbol(&facts, "np2.DEFAULT").kind, SymbolKind::Attribute);
+        assert_eq!(
+            symbol(&facts, "np2.VERSION_INFO").kind,
+            SymbolKind::Attribute
+        );
+        let limit = symbol(&facts, "np2.align.LIMIT");
+        assert_eq!(limit.returns.as_deref(), Some("int"));
+        // Named by `__all__`, from another package: there, marked as such.
+        let timeout = symbol(&facts, "np2.Timeout");
+        assert_eq!(timeout.defined_in, "requests.Timeout");
+        assert!(
+            timeout
+                .doc
+                .as_deref()
+                .unwrap()
+                .contains("package `requests`")
+        );
+        // A package's import from its own compiled module.
+        assert_eq!(symbol(&facts, "np2.fast").defined_in, "np2._speed.fast");
+        assert!(!facts.symbols.iter().any(|s| s.qualified_name == "np2.os"));
+        // A compiled module exists, and what it holds is unknown.
+        assert_eq!(symbol(&facts, "np2.native").kind, SymbolKind::Module);
+        assert!(
+            facts
+                .unknown_members
+                .iter()
+                .any(|(m, why)| m == "np2.native" && why.contains("compiled")),
+            "{:?}",
+            facts.unknown_members
+        );
+        // A plain module's own imports reach, without being its exports.
+        assert!(
+            symbol(&facts, "np2.array")
+                .aliases
+                .iter()
+                .all(|a| !a.starts_with("np2.align"))
+        );
+        for (path, canonical) in [
+            ("np2.align.array", "np2.array"),
+            ("np2.align.c", "np2.core"),
+        ] {
+            assert!(
+                facts
+                    .reachable
+                    .contains(&(path.to_string(), canonical.to_string())),
+                "{path}: {:?}",
+                facts.reachable
+            );
+        }
     }
 
     #[test]
