@@ -379,7 +379,8 @@ struct HttpParts {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct VersionEntry {
     pub version: String,
-    pub available: bool,
+    /// `null` when the release cannot tell (see `VersionCheck::unknown_reason`).
+    pub available: Option<bool>,
     pub deprecated: bool,
     /// The signature differs from the previous release that has the symbol.
     pub signature_changed: bool,
@@ -392,7 +393,13 @@ pub struct VersionCheck {
     pub qualified_name: String,
     pub package: String,
     pub requested_version: Option<String>,
+    /// `null` both when no version was asked and when the requested release cannot tell;
+    /// `unknown_reason` then says why.
     pub available_in_requested: Option<bool>,
+    /// Why a release cannot tell whether the name exists (a compiled module without a stub, a
+    /// module `__getattr__`, a namespace written at run time): the name is not proven absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown_reason: Option<String>,
     /// Every indexed release of the package, oldest first.
     pub versions: Vec<VersionEntry>,
     /// First indexed release that has it (it may be older than every indexed release).
@@ -1276,7 +1283,11 @@ impl Engine {
         use crate::vocab::rg;
         let qname = rg::QUALIFIED_NAME.as_str();
         let mut out = Vec::new();
-        for (via, predicate) in [("canonical", qname), ("alias", rg::ALIAS.as_str())] {
+        for (via, predicate) in [
+            ("canonical", qname),
+            ("alias", rg::ALIAS.as_str()),
+            ("alias", rg::REACHABLE_AS.as_str()),
+        ] {
             let mut found: Lookup = self
                 .store
                 .subjects_with(release, predicate, name, qname)?
@@ -1528,6 +1539,7 @@ impl Engine {
         let mut last_sig: Option<Option<String>> = None;
         // OpenAPI only: the endpoint keys the name has in any release, read on the first miss.
         let mut endpoint_keys: Option<Vec<String>> = None;
+        let mut unknown_reason = None;
         for r in &rels {
             let mut hit = self.lookup(&r.release, name)?;
             if hit.is_empty() && r.ecosystem == "generic" {
@@ -1553,33 +1565,54 @@ impl Engine {
                     }
                     VersionEntry {
                         version: r.version.clone(),
-                        available: true,
+                        available: Some(true),
                         deprecated: d.deprecated,
                         signature_changed: changed,
                         signature: sig,
                     }
                 }
-                None => VersionEntry {
-                    version: r.version.clone(),
-                    available: false,
-                    deprecated: false,
-                    signature_changed: false,
-                    signature: None,
-                },
+                None if self.module_binds(&r.release, name)? => {
+                    // Bound in its module's namespace (an import of a private helper): it
+                    // exists when the module runs, though it is no API symbol of its own.
+                    VersionEntry {
+                        version: r.version.clone(),
+                        available: Some(true),
+                        deprecated: false,
+                        signature_changed: false,
+                        signature: None,
+                    }
+                }
+                None => {
+                    let unknown = self.unknown_members_under(&r.release, name)?;
+                    if requested.as_ref() == Some(&r.version) {
+                        unknown_reason = unknown.clone();
+                    }
+                    VersionEntry {
+                        version: r.version.clone(),
+                        available: if unknown.is_some() { None } else { Some(false) },
+                        deprecated: false,
+                        signature_changed: false,
+                        signature: None,
+                    }
+                }
             };
             versions.push(entry);
         }
-        let first = versions.iter().position(|v| v.available);
-        let last = versions.iter().rposition(|v| v.available);
+        let first = versions.iter().position(|v| v.available == Some(true));
+        let last = versions.iter().rposition(|v| v.available == Some(true));
         let removed_in = last
             .and_then(|l| versions.get(l + 1))
             .map(|v| v.version.clone());
         Ok(VersionCheck {
             qualified_name: qualified.unwrap_or_else(|| name.to_string()),
             package: purl,
-            available_in_requested: requested
-                .as_ref()
-                .map(|v| versions.iter().any(|e| &e.version == v && e.available)),
+            available_in_requested: requested.as_ref().and_then(|v| {
+                versions
+                    .iter()
+                    .find(|e| &e.version == v)
+                    .and_then(|e| e.available)
+            }),
+            unknown_reason,
             requested_version: requested,
             introduced_in: first.map(|i| versions[i].version.clone()),
             removed_in,
@@ -1590,6 +1623,59 @@ impl Engine {
             replacement,
             versions,
         })
+    }
+
+    /// Whether the module that `name` is in binds its last component when it runs.
+    fn module_binds(&self, release: &str, name: &str) -> Result<bool, AnswerError> {
+        let Some((parent, last)) = name.rsplit_once('.') else {
+            return Ok(false);
+        };
+        let needle = format!("\n{last}\n");
+        for (symbol, _, _) in self.lookup(release, parent)? {
+            let facts = self.store.describe(release, &symbol)?;
+            if facts.iter().any(|(p, v)| {
+                p == crate::vocab::rg::BOUND_NAMES.as_str() && term_value(v).contains(&needle)
+            }) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Why `release` cannot tell whether `name` exists, when it cannot: the nearest container
+    /// of the name that the release has (a module, a class, a variable) has members that are
+    /// unknown statically. `None` means the absence is proven.
+    fn unknown_members_under(
+        &self,
+        release: &str,
+        name: &str,
+    ) -> Result<Option<String>, AnswerError> {
+        let mut container = name;
+        while let Some((parent, _)) = container.rsplit_once('.') {
+            container = parent;
+            let hits = self.lookup(release, container)?;
+            let Some((symbol, qname, _)) = hits.first() else {
+                continue;
+            };
+            let facts = self.store.describe(release, symbol)?;
+            let fact = |p: oxigraph::model::NamedNodeRef<'static>| {
+                facts
+                    .iter()
+                    .find(|(q, _)| q == p.as_str())
+                    .map(|(_, v)| term_value(v))
+            };
+            if let Some(reason) = fact(crate::vocab::rg::UNKNOWN_MEMBERS) {
+                return Ok(Some(reason));
+            }
+            let kind = fact(oxigraph::model::vocab::rdf::TYPE).map(|t| kind_name(&t));
+            if kind.as_deref() == Some("attribute") {
+                return Ok(Some(format!(
+                    "{qname} is a value whose attributes are known only at run time"
+                )));
+            }
+            return Ok(None);
+        }
+        Ok(None)
     }
 
     /// The symbols of a release, filtered and paged.

@@ -864,7 +864,11 @@ fn run(cli: Cli) -> Result<u8> {
                     println!(
                         "  {:<16} {}{}{}",
                         v.version,
-                        if v.available { "present" } else { "absent" },
+                        match v.available {
+                            Some(true) => "present",
+                            Some(false) => "absent",
+                            None => "unknown",
+                        },
                         if v.deprecated { ", deprecated" } else { "" },
                         if v.signature_changed {
                             ", signature changed"
@@ -872,6 +876,9 @@ fn run(cli: Cli) -> Result<u8> {
                             ""
                         }
                     );
+                }
+                if let Some(why) = &c.unknown_reason {
+                    println!("  unknown in the requested release: {why}");
                 }
                 if let Some(v) = &c.introduced_in {
                     println!("  first indexed release with it: {v}");
@@ -883,7 +890,7 @@ fn run(cli: Cli) -> Result<u8> {
                     println!("  replacement: {r}");
                 }
             }
-            Ok(if c.versions.iter().any(|v| v.available) {
+            Ok(if c.versions.iter().any(|v| v.available == Some(true)) {
                 exit::OK
             } else {
                 exit::NOT_FOUND

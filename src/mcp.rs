@@ -481,10 +481,23 @@ fn check_text(c: &VersionCheck) -> String {
     let have: Vec<&str> = c
         .versions
         .iter()
-        .filter(|v| v.available)
+        .filter(|v| v.available == Some(true))
         .map(|v| v.version.as_str())
         .collect();
-    let mut t = if have.is_empty() {
+    let unknown: Vec<&str> = c
+        .versions
+        .iter()
+        .filter(|v| v.available.is_none())
+        .map(|v| v.version.as_str())
+        .collect();
+    let mut t = if have.is_empty() && !unknown.is_empty() {
+        format!(
+            "{} is in no indexed release of {} that can tell; unknown in: {}",
+            c.qualified_name,
+            c.package,
+            unknown.join(", ")
+        )
+    } else if have.is_empty() {
         format!(
             "{} is in no indexed release of {}",
             c.qualified_name, c.package
@@ -497,6 +510,11 @@ fn check_text(c: &VersionCheck) -> String {
             have.join(", ")
         )
     };
+    if let Some(why) = &c.unknown_reason {
+        t.push_str(&format!(
+            "\nnot proven absent in the requested release: {why}"
+        ));
+    }
     if let Some(v) = &c.introduced_in {
         t.push_str(&format!("\nfirst indexed release with it: {v}"));
     }

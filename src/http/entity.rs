@@ -165,7 +165,7 @@ fn load(
             .versions
             .iter()
             .rev()
-            .find(|v| v.available)
+            .find(|v| v.available == Some(true))
             .map(|v| v.version.clone())
     });
     let chosen = engine.choose(Some(purl), version.as_deref(), Some(name))?;
@@ -280,6 +280,15 @@ fn rdf(engine: &Engine, iri: &str, release: &str, media: &str) -> Result<Vec<u8>
 }
 
 /// Percent-encodes a query parameter value.
+/// A release's answer to "does it have it": yes, no, or unknown (cannot be told statically).
+fn availability(available: Option<bool>) -> &'static str {
+    match available {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "unknown",
+    }
+}
+
 fn q(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
@@ -408,8 +417,8 @@ fn render(e: &Entity) -> String {
             "<tr><td><a href='{}'>{}</a></td><td class={}>{}</td><td>{}</td><td><code>{}</code>{}</td></tr>",
             esc(&link),
             esc(&entry.version),
-            if entry.available { "yes" } else { "no" },
-            if entry.available { "yes" } else { "no" },
+            availability(entry.available),
+            availability(entry.available),
             if entry.deprecated { "yes" } else { "" },
             esc(entry.signature.as_deref().unwrap_or("")),
             if entry.signature_changed {

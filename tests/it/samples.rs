@@ -224,7 +224,7 @@ fn version_history_names_where_a_symbol_appeared_and_disappeared() {
     let moved = e
         .check_version(Some("acme-storage"), "acme_storage.TransferConfig", None)
         .unwrap();
-    assert!(moved.versions.iter().all(|v| v.available));
+    assert!(moved.versions.iter().all(|v| v.available == Some(true)));
     let gone = e
         .check_version(
             Some("acme-storage"),
@@ -380,4 +380,66 @@ fn a_member_two_bases_define_is_the_one_the_mro_finds_first() {
         let d = e.api_detail(&v, name).unwrap();
         assert_eq!(d.qualified_name, owner, "{name}");
     }
+}
+
+/// A name is available, absent (proven) or unknown: lazyhub serves names through a module
+/// `__getattr__`, names them for type checkers, and ships a compiled module.
+#[test]
+fn availability_is_yes_no_or_unknown_never_a_guessed_no() {
+    let store = refgraph::store::Store::in_memory();
+    crate::support::ingest(&store, &sample("lazyhub-1.0.0"), "lazyhub", "1.0.0");
+    let e = refgraph::answer::Engine::new(store);
+    let check = |name: &str| {
+        e.check_version(Some("lazyhub"), name, Some("1.0.0"))
+            .unwrap()
+    };
+    // Served by `__getattr__`, listed under `if TYPE_CHECKING:`: there at run time.
+    let download = check("lazyhub.download");
+    assert_eq!(download.available_in_requested, Some(true));
+    assert_eq!(download.qualified_name, "lazyhub.download");
+    // A plain module's own import reaches the function; the answer names the canonical one.
+    let reached = check("lazyhub.client.upload");
+    assert_eq!(reached.available_in_requested, Some(true));
+    assert_eq!(reached.qualified_name, "lazyhub.upload");
+    // A private helper that a public module imports: there when the module runs, though no
+    // API symbol of its own (no signature is claimed).
+    let helper = check("lazyhub.client.retry_delay");
+    assert_eq!(helper.available_in_requested, Some(true));
+    assert_eq!(helper.versions[0].signature, None);
+    // Variables that `__all__` names, and a name bound from the compiled module.
+    for name in ["lazyhub.DEFAULT_ENDPOINT", "lazyhub.fast_hash"] {
+        assert_eq!(check(name).available_in_requested, Some(true), "{name}");
+    }
+    // Not in the sources, but the module `__getattr__` may serve it: unknown, with the reason.
+    let maybe = check("lazyhub.snapshot_download");
+    assert_eq!(maybe.available_in_requested, None);
+    assert!(
+        maybe
+            .unknown_reason
+            .as_deref()
+            .unwrap()
+            .contains("__getattr__")
+    );
+    assert_eq!(maybe.versions[0].available, None);
+    // Attributes of a function of a compiled module: unknown too.
+    let native = check("lazyhub.fast_hash.cache");
+    assert_eq!(native.available_in_requested, None);
+    // A `__getattr__` whose body can be read serves what it names, and nothing else.
+    assert_eq!(
+        check("lazyhub.compat.OldClient").available_in_requested,
+        Some(true)
+    );
+    assert_eq!(
+        check("lazyhub.compat.NewClient").available_in_requested,
+        Some(false)
+    );
+    // A plain module without `__getattr__` is known whole: absent is proven.
+    let absent = check("lazyhub.client.snapshot_download");
+    assert_eq!(absent.available_in_requested, Some(false));
+    assert_eq!(absent.unknown_reason, None);
+    // Members of a class are known as well.
+    assert_eq!(
+        check("lazyhub.Client.pull").available_in_requested,
+        Some(false)
+    );
 }
