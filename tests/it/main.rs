@@ -23,5 +23,6 @@ mod project;
 mod samples;
 mod search;
 mod search_quality;
+mod surface_oracle;
 mod usage;
 mod usage_oracle;

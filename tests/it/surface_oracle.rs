@@ -1,0 +1,329 @@
+//! Public-surface agreement with Python itself on real releases of widely used libraries
+//! (issue 31): every name the release's modules expose at run time should be answered
+//! available, none answered a proven "no", and hardly any name refgraph offers should be
+//! missing at run time.
+//!
+//! The oracle (tests/oracle/py_surface.py) installs each release with uv, every dependency at
+//! its version of the release's era (`--exclude-newer`), imports it with nothing else on the
+//! path and walks its public names; refgraph ingests the release's wheel from PyPI.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use refgraph::answer::Engine;
+use refgraph::store::Store;
+use serde_json::Value;
+
+use crate::support::{cache_dir, cache_lock, repo};
+
+struct Release {
+    name: &'static str,
+    version: &'static str,
+    import: &'static str,
+}
+
+const fn rel(name: &'static str, version: &'static str, import: &'static str) -> Release {
+    Release {
+        name,
+        version,
+        import,
+    }
+}
+
+/// Two releases of each library, far enough apart that the way they build their surface
+/// changed (lazy loaders, stubs, `__all__` arithmetic, compiled cores).
+const RELEASES: &[Release] = &[
+    rel("scikit-image", "0.20.0", "skimage"),
+    rel("scikit-image", "0.24.0", "skimage"),
+    rel("xarray", "2023.1.0", "xarray"),
+    rel("xarray", "2024.6.0", "xarray"),
+    rel("statsmodels", "0.14.0", "statsmodels"),
+    rel("statsmodels", "0.14.4", "statsmodels"),
+    rel("astropy", "5.2", "astropy"),
+    rel("astropy", "6.1.0", "astropy"),
+    rel("transformers", "4.30.0", "transformers"),
+    rel("transformers", "4.46.0", "transformers"),
+    rel("pydantic", "1.10.13", "pydantic"),
+    rel("pydantic", "2.5.0", "pydantic"),
+    rel("pydantic", "2.9.2", "pydantic"),
+    rel("sqlalchemy", "1.4.50", "sqlalchemy"),
+    rel("sqlalchemy", "2.0.30", "sqlalchemy"),
+    rel("aiohttp", "3.8.6", "aiohttp"),
+    rel("aiohttp", "3.10.10", "aiohttp"),
+    rel("polars", "0.20.0", "polars"),
+    rel("polars", "1.9.0", "polars"),
+    rel("shapely", "2.0.1", "shapely"),
+    rel("shapely", "2.0.6", "shapely"),
+    rel("h5py", "3.8.0", "h5py"),
+    rel("h5py", "3.11.0", "h5py"),
+    rel("lxml", "4.9.3", "lxml"),
+    rel("lxml", "5.2.2", "lxml"),
+    rel("cryptography", "41.0.7", "cryptography"),
+    rel("cryptography", "43.0.3", "cryptography"),
+    rel("protobuf", "4.25.3", "google.protobuf"),
+    rel("protobuf", "5.28.3", "google.protobuf"),
+    rel("orjson", "3.9.10", "orjson"),
+    rel("orjson", "3.10.7", "orjson"),
+    rel("rich", "12.6.0", "rich"),
+    rel("rich", "13.7.1", "rich"),
+    rel("attrs", "22.2.0", "attr"),
+    rel("attrs", "23.2.0", "attrs"),
+    rel("boto3", "1.28.0", "boto3"),
+    rel("boto3", "1.35.0", "boto3"),
+];
+
+/// What is reached so far, with a little room (see the end of the test); measured on
+/// 2026-12-04: recall 0.7834, 199 false, 0.0203 absent. Issue 31's targets are 0.99, 0, 0.01.
+const RECALL_FLOOR: f64 = 0.78;
+const FALSE_CEILING: usize = 210;
+const ABSENT_CEILING: f64 = 0.022;
+
+fn script() -> PathBuf {
+    repo().join("tests/oracle/py_surface.py")
+}
+
+/// uv, from PyPI, into the cache once.
+fn uv(cache: &Path) -> PathBuf {
+    let dir = cache.join("tools/uv");
+    crate::oracle::pip_install_into(&dir, &["uv==0.13.9".to_string()], false);
+    dir.join("bin/uv")
+}
+
+/// The release and its era's dependencies, installed into the cache once.
+fn site(cache: &Path, r: &Release) -> PathBuf {
+    let target = cache
+        .join("surface/site")
+        .join(format!("{}-{}", r.name, r.version));
+    let lock = cache_lock(&target);
+    let _held = lock.lock().unwrap_or_else(|p| p.into_inner());
+    if target.join(".complete").exists() {
+        return target;
+    }
+    let _ = std::fs::remove_dir_all(&target);
+    let status = Command::new("python3")
+        .env("UV_CACHE_DIR", cache.join("surface/uv-cache"))
+        .arg(script())
+        .args(["install", "--uv"])
+        .arg(uv(cache))
+        .arg("--target")
+        .arg(&target)
+        .arg("--spec")
+        .arg(format!("{}=={}", r.name, r.version))
+        .status()
+        .expect("python3 runs the surface oracle");
+    assert!(
+        status.success(),
+        "installing {} {} failed",
+        r.name,
+        r.version
+    );
+    std::fs::write(target.join(".complete"), "").unwrap();
+    target
+}
+
+fn oracle(site: &Path, args: &[&str], stdin: &str) -> Value {
+    let mut child = Command::new("python3")
+        .arg("-S")
+        .arg(script())
+        .args(args)
+        .arg("--path")
+        .arg(site)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("python3 runs the surface oracle");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "the surface oracle failed: {args:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[derive(Default)]
+struct Tally {
+    runtime: usize,
+    yes: usize,
+    no: Vec<String>,
+    unknown: Vec<String>,
+    offered: usize,
+    absent: Vec<String>,
+    /// Offered names in modules that need a dependency the install left out (torch).
+    unverifiable: Vec<String>,
+}
+
+fn measure(r: &Release, cache: &Path) -> Tally {
+    let site = site(cache, r);
+    let walk = oracle(&site, &["walk", "--import", r.import], "");
+    let store = Store::in_memory();
+    let shim = crate::oracle::Release {
+        name: r.name,
+        version: r.version,
+        import: r.import,
+        deps: &[],
+    };
+    crate::oracle::ingest_release(&store, &shim, cache);
+    let engine = Engine::new(store);
+    let package = format!("pkg:pypi/{}", r.name);
+    let mut t = Tally::default();
+    let runtime: BTreeSet<String> = walk["names"].as_object().unwrap().keys().cloned().collect();
+    for name in &runtime {
+        t.runtime += 1;
+        let check = engine
+            .check_version(Some(&package), name, Some(r.version))
+            .unwrap_or_else(|e| panic!("check_version {name}: {e}"));
+        match check.available_in_requested {
+            Some(true) => t.yes += 1,
+            Some(false) => t.no.push(name.clone()),
+            None => t.unknown.push(name.clone()),
+        }
+    }
+    // Every name refgraph offers in a walked module, canonical or alias.
+    let modules: BTreeSet<&str> = walk["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let chosen = engine
+        .choose(Some(&package), Some(r.version), None)
+        .unwrap();
+    let mut offered = BTreeSet::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let page = engine
+            .list(&chosen, None, None, 1000, cursor.as_deref())
+            .unwrap();
+        for item in &page.items {
+            for n in std::iter::once(&item.qualified_name).chain(&item.aliases) {
+                if let Some((parent, last)) = n.rsplit_once('.')
+                    && modules.contains(parent)
+                    && !last.starts_with('_')
+                {
+                    offered.insert(n.clone());
+                }
+            }
+        }
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    t.offered = offered.len();
+    let unknown: Vec<&String> = offered.difference(&runtime).collect();
+    // With the file that defines each, so the oracle can tell a name it cannot import
+    // without an optional dependency from one that is not there.
+    let asked = unknown
+        .iter()
+        .map(|n| {
+            let file = engine
+                .api_detail(&chosen, n)
+                .ok()
+                .and_then(|d| d.source.file)
+                .unwrap_or_default();
+            format!("{n}\t{file}")
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let reach = oracle(&site, &["check", "--import", r.import], &asked);
+    for n in unknown {
+        match &reach[n.as_str()] {
+            Value::Bool(true) => {}
+            Value::String(_) => t.unverifiable.push(n.clone()),
+            _ => t.absent.push(n.clone()),
+        }
+    }
+    t
+}
+
+/// The figures of one run over every release: `(recall, false answers, null answers, share
+/// of offered names absent at run time)`.
+fn summary(rows: &BTreeMap<String, Tally>) -> (f64, usize, usize, f64) {
+    let sum = |f: &dyn Fn(&Tally) -> usize| rows.values().map(f).sum::<usize>();
+    let runtime = sum(&|t| t.runtime);
+    let yes = sum(&|t| t.yes);
+    let checked = sum(&|t| t.offered - t.unverifiable.len());
+    (
+        yes as f64 / runtime.max(1) as f64,
+        sum(&|t| t.no.len()),
+        sum(&|t| t.unknown.len()),
+        sum(&|t| t.absent.len()) as f64 / checked.max(1) as f64,
+    )
+}
+
+#[test]
+fn public_surface_agrees_with_python_on_real_libraries() {
+    let cache = cache_dir();
+    let mut rows = BTreeMap::new();
+    for r in RELEASES {
+        rows.insert(format!("{} {}", r.name, r.version), measure(r, &cache));
+    }
+    println!(
+        "{:<26} {:>7} {:>7} {:>5} {:>6} {:>7} {:>6} {:>6}",
+        "release", "runtime", "recall", "false", "null", "offered", "absent", "unver."
+    );
+    for (k, t) in &rows {
+        println!(
+            "{k:<26} {:>7} {:>7.3} {:>5} {:>6} {:>7} {:>6} {:>6}",
+            t.runtime,
+            t.yes as f64 / t.runtime.max(1) as f64,
+            t.no.len(),
+            t.unknown.len(),
+            t.offered,
+            t.absent.len(),
+            t.unverifiable.len()
+        );
+        for (label, names, n) in [
+            ("false", &t.no, 6),
+            ("null", &t.unknown, 3),
+            ("absent", &t.absent, 3),
+        ] {
+            for name in names.iter().take(n) {
+                println!("    {label:<7} {name}");
+            }
+        }
+    }
+    let (recall, no, unknown, absent) = summary(&rows);
+    println!(
+        "surface: {} releases of {} libraries; recall {recall:.4}, false {no}, null {unknown}, \
+         absent at run time {absent:.4} (names needing an uninstalled optional dependency left out)",
+        RELEASES.len(),
+        RELEASES
+            .iter()
+            .map(|r| r.name)
+            .collect::<BTreeSet<_>>()
+            .len()
+    );
+    let dump: BTreeMap<&String, Value> = rows
+        .iter()
+        .map(|(k, t)| {
+            (
+                k,
+                serde_json::json!({"false": t.no, "null": t.unknown, "absent": t.absent,
+                    "unverifiable": t.unverifiable}),
+            )
+        })
+        .collect();
+    std::fs::write(
+        cache.join("surface/report.json"),
+        serde_json::to_string_pretty(&dump).unwrap(),
+    )
+    .unwrap();
+    // Issue 31 asks for recall >= 0.99, no false answer and at most 1% absent. What is
+    // reached so far is held here so that it cannot slip back; the issue stays open.
+    assert!(
+        recall >= RECALL_FLOOR,
+        "recall {recall:.4} < {RECALL_FLOOR}"
+    );
+    assert!(
+        no <= FALSE_CEILING,
+        "{no} runtime names answered a proven 'no'"
+    );
+    assert!(absent <= ABSENT_CEILING, "absent at run time {absent:.4}");
+}
