@@ -722,7 +722,7 @@ impl RefgraphServer {
 
     /// Whether a name exists in each indexed release of a package.
     #[tool(
-        description = "Does this API symbol exist in a given release, and in which indexed releases of the package: availability per version, first release with it, release that removed it, deprecation and replacement. An unknown name is a normal answer with available false everywhere.",
+        description = "Does this API symbol exist in a given release, and in which indexed releases of the package: availability per version, first release with it, release that removed it, deprecation and replacement. An unknown name is a normal answer with available false everywhere. Available is null (with unknown_reason) where a release cannot tell statically: a compiled module without a stub, a module __getattr__ it cannot read, a namespace written at run time; false is always proven.",
         output_schema = schema_for_output::<VersionCheck>(),
         annotations(read_only_hint = true)
     )]

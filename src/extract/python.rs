@@ -1930,18 +1930,7 @@ impl AllParts {
 /// `lazy.attach_stub(__name__, __file__)` takes the same from the module's `.pyi` stub.
 fn collect_lazy_attach<'t>(statements: &[Node<'t>], src: &[u8], syntax: &mut ModuleSyntax) {
     // Arguments may name a module-level literal (`submodules = [...]`).
-    fn literal<'t>(node: Node<'t>, statements: &[Node<'t>], src: &[u8]) -> Option<Node<'t>> {
-        if node.kind() != "identifier" {
-            return Some(node);
-        }
-        let name = text(node, src);
-        statements.iter().rev().find_map(|stmt| {
-            let a = stmt.named_child(0).filter(|a| a.kind() == "assignment")?;
-            (text(a.child_by_field_name("left")?, src) == name)
-                .then(|| a.child_by_field_name("right"))
-                .flatten()
-        })
-    }
+    let literal = |n| module_literal(n, statements, src);
     for stmt in statements {
         let Some(call) = stmt
             .named_child(0)
@@ -1996,7 +1985,7 @@ fn collect_lazy_attach<'t>(statements: &[Node<'t>], src: &[u8], syntax: &mut Mod
         }
         let line = line_of(*stmt);
         let mut names = Vec::new();
-        if let Some(list) = submodules.and_then(|n| literal(n, statements, src)) {
+        if let Some(list) = submodules.and_then(literal) {
             let mut parts = AllParts::default();
             parts.read(list, src);
             for s in parts.names {
@@ -2009,10 +1998,7 @@ fn collect_lazy_attach<'t>(statements: &[Node<'t>], src: &[u8], syntax: &mut Mod
                 names.push(s);
             }
         }
-        if let Some(dict) = attrs
-            .and_then(|n| literal(n, statements, src))
-            .filter(|d| d.kind() == "dictionary")
-        {
+        if let Some(dict) = attrs.and_then(literal).filter(|d| d.kind() == "dictionary") {
             let mut cursor = dict.walk();
             for pair in dict.named_children(&mut cursor) {
                 let (Some(k), Some(v)) = (
@@ -2042,6 +2028,21 @@ fn collect_lazy_attach<'t>(statements: &[Node<'t>], src: &[u8], syntax: &mut Mod
         }
         syntax.all.get_or_insert_with(Vec::new).extend(names);
     }
+}
+
+/// `node` itself, or the value of the module-level assignment an identifier names (the last
+/// one): `submodules = [...]` passed as `submodules`.
+fn module_literal<'t>(node: Node<'t>, statements: &[Node<'t>], src: &[u8]) -> Option<Node<'t>> {
+    if node.kind() != "identifier" {
+        return Some(node);
+    }
+    let name = text(node, src);
+    statements.iter().rev().find_map(|stmt| {
+        let a = stmt.named_child(0).filter(|a| a.kind() == "assignment")?;
+        (text(a.child_by_field_name("left")?, src) == name)
+            .then(|| a.child_by_field_name("right"))
+            .flatten()
+    })
 }
 
 /// The names a module `__getattr__(name)` serves, when its body is a run of `if name ==
@@ -2122,16 +2123,7 @@ fn served_by(cond: Node, param: &str, statements: &[Node], src: &[u8]) -> Option
                 .trim();
             let table = match (op, right.kind()) {
                 ("==", "string") => return Some(vec![string_literal_value(text(right, src))?]),
-                ("in", "identifier") => {
-                    let name = text(right, src);
-                    statements.iter().rev().find_map(|stmt| {
-                        let a = stmt.named_child(0).filter(|a| a.kind() == "assignment")?;
-                        (text(a.child_by_field_name("left")?, src) == name)
-                            .then(|| a.child_by_field_name("right"))
-                            .flatten()
-                    })?
-                }
-                ("in", _) => right,
+                ("in", _) => module_literal(right, statements, src)?,
                 _ => return None,
             };
             let mut parts = AllParts::default();
