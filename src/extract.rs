@@ -150,7 +150,10 @@ pub fn compiled_module(path: &str) -> Option<&str> {
         .strip_suffix(".so")
         .or_else(|| path.strip_suffix(".pyd"))?;
     let (module, tag) = stem.rsplit_once('.')?;
-    let tagged = tag.starts_with("cpython-") || tag == "abi3" || tag.starts_with("cp3");
+    let tagged = tag.starts_with("cpython-")
+        || tag == "abi3"
+        || tag.starts_with("cp3")
+        || tag.starts_with("pypy");
     (tagged && !module.rsplit('/').next()?.contains('.')).then_some(module)
 }
 

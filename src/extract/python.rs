@@ -229,6 +229,19 @@ fn merge_stub(source: &mut ModuleSyntax, stub: ModuleSyntax) {
             .filter(|b| {
                 !b.type_only && !bound.contains(&b.name) && !defined.contains(b.name.as_str())
             })
+            // What the stub re-exports (PEP 484): declarations, the package's own modules
+            // and names, and what its `__all__` lists; not `from typing import Any`.
+            .filter(|b| {
+                let top = source.name.split('.').next().unwrap_or("");
+                let own = |m: &str| m == top || m.starts_with(&format!("{top}."));
+                match &b.target {
+                    BindingTarget::Value { .. } => true,
+                    BindingTarget::FromImport { module, .. } | BindingTarget::Module(module) => {
+                        own(module) || stub.all.iter().flatten().any(|n| n == &b.name)
+                    }
+                    BindingTarget::Expr(_) => stub.all.iter().flatten().any(|n| n == &b.name),
+                }
+            })
             .cloned()
             .collect();
         source.bindings.extend(from_stub);
@@ -589,7 +602,7 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
         statements: Vec::new(),
         deletions: Vec::new(),
         type_checking: Vec::new(),
-        type_checking_else: false,
+        type_checking_else: Vec::new(),
     };
     scope.walk(root);
     collect_defs(&q.definitions, &scope.defs, src, &mut syntax);
@@ -640,7 +653,17 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
         // serves them at run time from an `else:` branch (transformers' `_LazyModule`) or from
         // a module `__getattr__` (pydantic 2, scipy): there the names exist when the module
         // runs, and a run-time binding of the same name stands before them.
-        let lazy = scope.type_checking_else || syntax.has_module_getattr();
+        // Under a module `__getattr__` only the package's own names are promoted: an import
+        // of `typing.Iterator` for annotations is not something it serves.
+        let getattr = syntax.has_module_getattr();
+        let top = syntax.name.split('.').next().unwrap_or("").to_string();
+        let own = |t: &BindingTarget| match t {
+            BindingTarget::FromImport { module, .. } | BindingTarget::Module(module) => {
+                module == &top || module.starts_with(&format!("{top}."))
+            }
+            _ => true,
+        };
+        let with_else = |line: usize| scope.type_checking_else.iter().any(|r| r.contains(&line));
         let runtime: HashSet<String> = syntax
             .bindings
             .iter()
@@ -661,6 +684,7 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
                 .is_some_and(|s| s.iter().any(|x| x == n))
         };
         for b in &mut syntax.bindings {
+            let lazy = with_else(b.line) || getattr && own(&b.target);
             b.type_only =
                 typing(b.line) && (runtime.contains(&b.name) || !(lazy || served(&b.name)));
         }
@@ -693,8 +717,8 @@ struct Scope<'t> {
     deletions: Vec<Node<'t>>,
     /// The lines of `if TYPE_CHECKING:` blocks.
     type_checking: Vec<std::ops::RangeInclusive<usize>>,
-    /// One of them has an `else:` (the run-time way to the same names).
-    type_checking_else: bool,
+    /// The module-level ones that have an `else:` (the run-time way to the same names).
+    type_checking_else: Vec<std::ops::RangeInclusive<usize>>,
 }
 
 impl<'t> Scope<'t> {
@@ -726,10 +750,15 @@ impl<'t> Scope<'t> {
                     }) =>
                 {
                     if let Some(block) = child.child_by_field_name("consequence") {
-                        self.type_checking
-                            .push(line_of(block)..=block.end_position().row + 1);
+                        let range = line_of(block)..=block.end_position().row + 1;
+                        // Only a module-level block with an `else:` is a lazy module's list.
+                        if child.child_by_field_name("alternative").is_some()
+                            && enclosing_def(child).is_none()
+                        {
+                            self.type_checking_else.push(range.clone());
+                        }
+                        self.type_checking.push(range);
                     }
-                    self.type_checking_else |= child.child_by_field_name("alternative").is_some();
                     self.walk(child);
                 }
                 "decorated_definition" => {
@@ -2073,23 +2102,32 @@ fn getattr_served(def: Node, statements: &[Node], src: &[u8]) -> Option<Vec<Stri
             }
             "import_statement" | "import_from_statement" => {}
             "if_statement" => {
-                served.extend(served_by(
-                    stmt.child_by_field_name("condition")?,
-                    param,
-                    statements,
-                    src,
-                )?);
                 let mut c = stmt.walk();
-                for alt in stmt.children_by_field_name("alternative", &mut c) {
-                    if alt.kind() != "elif_clause" {
+                let alternatives: Vec<Node> =
+                    stmt.children_by_field_name("alternative", &mut c).collect();
+                for branch in std::iter::once(*stmt).chain(alternatives) {
+                    if branch.kind() == "else_clause" {
                         return None;
                     }
-                    served.extend(served_by(
-                        alt.child_by_field_name("condition")?,
+                    let names = served_by(
+                        branch.child_by_field_name("condition")?,
                         param,
                         statements,
                         src,
-                    )?);
+                    )?;
+                    // A branch that returns serves its names; one that raises (a removed
+                    // name's message) serves none; one that falls through cannot be read.
+                    let body = branch.child_by_field_name("consequence")?;
+                    let mut b = body.walk();
+                    let last = body
+                        .named_children(&mut b)
+                        .filter(|n| n.kind() != "comment")
+                        .last()?;
+                    match last.kind() {
+                        "return_statement" => served.extend(names),
+                        "raise_statement" => {}
+                        _ => return None,
+                    }
                 }
             }
             _ => return None,

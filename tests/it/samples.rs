@@ -433,6 +433,11 @@ fn availability_is_yes_no_or_unknown_never_a_guessed_no() {
         check("lazyhub.compat.NewClient").available_in_requested,
         Some(false)
     );
+    // A branch that raises is a removal message, not a name served.
+    assert_eq!(
+        check("lazyhub.compat.RemovedClient").available_in_requested,
+        Some(false)
+    );
     // A plain module without `__getattr__` is known whole: absent is proven.
     let absent = check("lazyhub.client.snapshot_download");
     assert_eq!(absent.available_in_requested, Some(false));

@@ -1442,6 +1442,12 @@ mod tests {
                 "class Model:\n    def __init__(self, config): ...\n",
             ),
             ("tf/utils.py", "def is_torch_available(): ...\n"),
+            // A module `__getattr__` serves the package's own names, not typing's.
+            (
+                "tf/getters.py",
+                "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from typing import Iterator\n    \
+                 from .models import Model\n\ndef __getattr__(name):\n    return _load(name)\n",
+            ),
             // Without an `else:` or a module `__getattr__`, the names are for type checkers.
             (
                 "tf/plain.py",
@@ -1462,6 +1468,16 @@ mod tests {
                 .iter()
                 .any(|(p, _)| p.starts_with("tf.plain"))
         );
+        let bound = |module: &str| {
+            facts
+                .bound_names
+                .iter()
+                .find(|(m, _)| m == module)
+                .map(|(_, n)| n.clone())
+                .unwrap_or_default()
+        };
+        assert!(bound("tf.getters").contains(&"Model".to_string()));
+        assert!(!bound("tf.getters").contains(&"Iterator".to_string()));
         assert!(
             facts
                 .unknown_members
