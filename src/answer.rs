@@ -1655,6 +1655,14 @@ impl Engine {
             container = parent;
             let hits = self.lookup(release, container)?;
             let Some((symbol, qname, _)) = hits.first() else {
+                // Bound in its module all the same (`mod.os` where mod does `import os`):
+                // what it holds is known at run time only.
+                if self.module_binds(release, container)? {
+                    return Ok(Some(format!(
+                        "{container} is bound when its module runs, and its attributes are \
+                         known only at run time"
+                    )));
+                }
                 continue;
             };
             let facts = self.store.describe(release, symbol)?;

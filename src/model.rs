@@ -126,7 +126,8 @@ pub struct ReleaseFacts {
     /// Paths that reach a public symbol at run time without exporting it (a module's own
     /// imports): `(path, canonical name)`. Answered available; not listed as aliases.
     pub reachable: Vec<(String, String)>,
-    /// Every public name bound in each module's namespace at run time: `(module, names)`.
+    /// Every name bound in each public module's namespace at run time (underscore names
+    /// included): `(module, names)`.
     pub bound_names: Vec<(String, Vec<String>)>,
     /// Modules and classes whose members cannot all be told statically, with the reason:
     /// `(qualified name, reason)`. A missing name under them is unknown, not absent.

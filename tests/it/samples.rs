@@ -438,6 +438,13 @@ fn availability_is_yes_no_or_unknown_never_a_guessed_no() {
         check("lazyhub.compat.RemovedClient").available_in_requested,
         Some(false)
     );
+    // Underscore names bound in a module exist too; what an imported module holds is
+    // known at run time only.
+    assert_eq!(check("lazyhub._LAZY").available_in_requested, Some(true));
+    assert_eq!(
+        check("lazyhub.compat.warnings.warn").available_in_requested,
+        None
+    );
     // A plain module without `__getattr__` is known whole: absent is proven.
     let absent = check("lazyhub.client.snapshot_download");
     assert_eq!(absent.available_in_requested, Some(false));

@@ -481,15 +481,12 @@ impl<'a> Resolver<'a> {
             if !is_public_path(&m.name) {
                 continue;
             }
-            let bound: Vec<String> = self
-                .namespace(i)
-                .into_iter()
-                .filter(|n| is_public_name(n))
-                .collect();
-            if !bound.is_empty() {
-                facts.bound_names.push((m.name.clone(), bound.clone()));
+            // Every name, `__version__` and `_helper` included: they exist when it runs.
+            let all_bound: Vec<String> = self.namespace(i).into_iter().collect();
+            if !all_bound.is_empty() {
+                facts.bound_names.push((m.name.clone(), all_bound.clone()));
             }
-            for n in bound {
+            for n in all_bound.into_iter().filter(|n| is_public_name(n)) {
                 let path = format!("{}.{n}", m.name);
                 let target = match self.resolve_name(i, &n, &mut HashSet::new()) {
                     Some(Target::Def(j, p)) if p.len() == 1 => canon.get(&(j, p[0].clone())),
