@@ -387,6 +387,19 @@ pub struct VersionEntry {
     pub signature: Option<String>,
 }
 
+impl VersionEntry {
+    /// A release's entry for a name that is no symbol there: present, absent or unknown.
+    fn without_symbol(version: &str, available: Option<bool>) -> Self {
+        VersionEntry {
+            version: version.to_string(),
+            available,
+            deprecated: false,
+            signature_changed: false,
+            signature: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct VersionCheck {
     /// The canonical name when found, else the name asked.
@@ -1571,29 +1584,18 @@ impl Engine {
                         signature: sig,
                     }
                 }
+                // Bound in its module's namespace (an import of a private helper): it exists
+                // when the module runs, though it is no API symbol of its own.
                 None if self.module_binds(&r.release, name)? => {
-                    // Bound in its module's namespace (an import of a private helper): it
-                    // exists when the module runs, though it is no API symbol of its own.
-                    VersionEntry {
-                        version: r.version.clone(),
-                        available: Some(true),
-                        deprecated: false,
-                        signature_changed: false,
-                        signature: None,
-                    }
+                    VersionEntry::without_symbol(&r.version, Some(true))
                 }
                 None => {
                     let unknown = self.unknown_members_under(&r.release, name)?;
+                    let available = if unknown.is_some() { None } else { Some(false) };
                     if requested.as_ref() == Some(&r.version) {
-                        unknown_reason = unknown.clone();
+                        unknown_reason = unknown;
                     }
-                    VersionEntry {
-                        version: r.version.clone(),
-                        available: if unknown.is_some() { None } else { Some(false) },
-                        deprecated: false,
-                        signature_changed: false,
-                        signature: None,
-                    }
+                    VersionEntry::without_symbol(&r.version, available)
                 }
             };
             versions.push(entry);
@@ -1632,10 +1634,11 @@ impl Engine {
         };
         let needle = format!("\n{last}\n");
         for (symbol, _, _) in self.lookup(release, parent)? {
-            let facts = self.store.describe(release, &symbol)?;
-            if facts.iter().any(|(p, v)| {
-                p == crate::vocab::rg::BOUND_NAMES.as_str() && term_value(v).contains(&needle)
-            }) {
+            let facts = self.facts_of(release, &symbol)?;
+            if facts
+                .get(crate::vocab::rg::BOUND_NAMES.as_str())
+                .is_some_and(|tables| tables.iter().any(|t| t.contains(&needle)))
+            {
                 return Ok(true);
             }
         }
@@ -1665,12 +1668,9 @@ impl Engine {
                 }
                 continue;
             };
-            let facts = self.store.describe(release, symbol)?;
+            let facts = self.facts_of(release, symbol)?;
             let fact = |p: oxigraph::model::NamedNodeRef<'static>| {
-                facts
-                    .iter()
-                    .find(|(q, _)| q == p.as_str())
-                    .map(|(_, v)| term_value(v))
+                facts.get(p.as_str()).and_then(|v| v.first().cloned())
             };
             if let Some(reason) = fact(crate::vocab::rg::UNKNOWN_MEMBERS) {
                 return Ok(Some(reason));

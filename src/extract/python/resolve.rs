@@ -394,6 +394,9 @@ impl<'a> Resolver<'a> {
         let mut public: BTreeMap<(usize, String), BTreeSet<String>> = BTreeMap::new();
         let mut variables: BTreeMap<(usize, String), BTreeSet<String>> = BTreeMap::new();
         let mut externals: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        // Per public module: every name it binds, and what each public or declared one is.
+        type Resolved = (BTreeSet<String>, BTreeMap<String, Option<Target>>);
+        let mut resolved: BTreeMap<usize, Resolved> = BTreeMap::new();
         for (i, m) in self.modules.iter().enumerate() {
             if !is_public_path(&m.name) {
                 continue;
@@ -418,15 +421,23 @@ impl<'a> Resolver<'a> {
                 line: 1,
                 signature_text: None,
             });
-            let mut names: BTreeSet<String> = self.all[i].iter().flatten().cloned().collect();
-            let declared = names.clone();
+            // Each name the module binds or declares, resolved once: the exports here, the
+            // reachable paths in step 3.
+            let namespace = self.namespace(i);
+            let declared: BTreeSet<String> = self.all[i].iter().flatten().cloned().collect();
+            let targets: BTreeMap<String, Option<Target>> = namespace
+                .iter()
+                .filter(|n| is_public_name(n))
+                .chain(&declared)
+                .map(|n| (n.clone(), self.resolve_name(i, n, &mut HashSet::new())))
+                .collect();
+            let mut names = declared.clone();
             if m.is_package || self.all[i].is_none() || self.all_open[i] {
-                names.extend(self.namespace(i).into_iter().filter(|n| is_public_name(n)));
+                names.extend(namespace.iter().filter(|n| is_public_name(n)).cloned());
             }
             for n in names {
-                let mut seen = HashSet::new();
                 let public_path = format!("{}.{n}", m.name);
-                let (j, path) = match self.resolve_name(i, &n, &mut seen) {
+                let (j, path) = match targets[&n].clone() {
                     Some(Target::Def(j, p)) => (j, p),
                     // Variables and names of other packages are API when `__all__` says so.
                     // Variables are public by the rule for definitions below.
@@ -458,6 +469,7 @@ impl<'a> Resolver<'a> {
                     .or_default()
                     .insert(format!("{}.{n}", m.name));
             }
+            resolved.insert(i, (namespace, targets));
         }
         // 2. Canonical names: the shortest public path, preferring one that ends in the own name.
         let mut canon: Canon = HashMap::new();
@@ -477,18 +489,17 @@ impl<'a> Resolver<'a> {
         }
         // 3. Paths that reach a public symbol or module at run time without exporting it: a
         // module's own imports (`rich.align.Segment`), and chains through them.
-        for (i, m) in self.modules.iter().enumerate() {
-            if !is_public_path(&m.name) {
-                continue;
-            }
+        for (i, (namespace, targets)) in resolved {
+            let m = &self.modules[i];
             // Every name, `__version__` and `_helper` included: they exist when it runs.
-            let all_bound: Vec<String> = self.namespace(i).into_iter().collect();
-            if !all_bound.is_empty() {
-                facts.bound_names.push((m.name.clone(), all_bound.clone()));
+            if !namespace.is_empty() {
+                facts
+                    .bound_names
+                    .push((m.name.clone(), namespace.iter().cloned().collect()));
             }
-            for n in all_bound.into_iter().filter(|n| is_public_name(n)) {
+            for n in namespace.iter().filter(|n| is_public_name(n)) {
                 let path = format!("{}.{n}", m.name);
-                let target = match self.resolve_name(i, &n, &mut HashSet::new()) {
+                let target = match targets[n].clone() {
                     Some(Target::Def(j, p)) if p.len() == 1 => canon.get(&(j, p[0].clone())),
                     Some(Target::Module(j)) if is_public_path(&self.modules[j].name) => {
                         if self.modules[j].name != path {
