@@ -1653,6 +1653,21 @@ impl Engine {
         release: &str,
         name: &str,
     ) -> Result<Option<String>, AnswerError> {
+        // A name some function of its module binds with `global` when it runs.
+        if let Some((parent, last)) = name.rsplit_once('.') {
+            let prefix = format!("{last}\t");
+            for (symbol, _, _) in self.lookup(release, parent)? {
+                let facts = self.facts_of(release, &symbol)?;
+                if let Some(reason) = facts
+                    .get(crate::vocab::rg::MAYBE_BOUND.as_str())
+                    .into_iter()
+                    .flatten()
+                    .find_map(|v| v.strip_prefix(&prefix))
+                {
+                    return Ok(Some(reason.to_string()));
+                }
+            }
+        }
         let mut container = name;
         while let Some((parent, _)) = container.rsplit_once('.') {
             container = parent;

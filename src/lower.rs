@@ -166,10 +166,14 @@ pub fn summary_of(doc: &str) -> String {
 ///   packages and of compiled modules, paths that reach a symbol without exporting it
 ///   (`rg:reachableAs`, `rg:boundNames`), and why a module's names cannot all be known
 ///   (`rg:unknownMembers`).
+/// - PyPI 5: names bound by `a.b = c = x` chains, in loop bodies, by instance methods
+///   (`f = Obj().method`) and by `global` in a function the module calls; names such a
+///   function binds only when someone else calls it (`rg:maybeBound`); star imports pass on
+///   what the imported module cannot tell.
 pub fn facts_version(ecosystem: &str) -> i64 {
     match ecosystem {
         "npm" => 4,
-        "pypi" => 4,
+        "pypi" => 5,
         _ => 2,
     }
 }
@@ -249,6 +253,14 @@ pub fn release_quads(
             &node(symbol_iri(package, name)),
             rg::UNKNOWN_MEMBERS,
             reason,
+        );
+    }
+    for (module, name, reason) in &facts.maybe_bound {
+        // `name<TAB>reason`: the answer finds a name by its prefix.
+        w.str(
+            &node(symbol_iri(package, module)),
+            rg::MAYBE_BOUND,
+            &format!("{name}\t{reason}"),
         );
     }
     lower_relations(&mut w, package, &release, facts);

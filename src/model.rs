@@ -132,6 +132,9 @@ pub struct ReleaseFacts {
     /// Modules and classes whose members cannot all be told statically, with the reason:
     /// `(qualified name, reason)`. A missing name under them is unknown, not absent.
     pub unknown_members: Vec<(String, String)>,
+    /// Names a module holds only once some code runs (a function's `global` binding that the
+    /// module does not call itself): `(module, name, reason)`. Asked for, they are unknown.
+    pub maybe_bound: Vec<(String, String, String)>,
 }
 
 impl ReleaseFacts {

@@ -66,6 +66,7 @@ pub mod rg {
         ALIAS = "alias",
         REACHABLE_AS = "reachableAs",
         UNKNOWN_MEMBERS = "unknownMembers",
+        MAYBE_BOUND = "maybeBound",
         BOUND_NAMES = "boundNames",
         DEFINED_IN = "definedIn",
         PARENT = "parent",

@@ -21,3 +21,12 @@
     arguments: (argument_list) @value)
   (#eq? @name "__all__")
   (#any-of? @method "extend" "append")) @assignment.call
+
+; `base.dialect = dialect = pysqlite.dialect` (SQLAlchemy): a chain whose first target is an
+; attribute still binds the plain names after it, and sets the attribute on the object.
+(expression_statement
+  (assignment
+    left: (attribute
+      object: (_) @object
+      attribute: (identifier) @name)
+    right: (_) @value)) @assignment.attribute

@@ -383,6 +383,24 @@ pub struct ModuleSyntax {
     /// A module-level statement writes the namespace at run time (`globals()[...] = ...`,
     /// `globals().update(...)`, a builder handed `globals()`): the names cannot all be told.
     pub writes_globals: bool,
+    /// Module-level `obj.name = ...` with a dotted `obj`: when `obj` is one of the release's
+    /// modules, the statement binds `name` in it.
+    pub attribute_writes: Vec<AttributeWrite>,
+    /// Names a function binds with `global` when it runs, and the module does not call it:
+    /// `(name, function)`. They exist once someone calls it.
+    pub maybe_bound: Vec<(String, String)>,
+}
+
+/// `base.dialect = dialect = pysqlite.dialect`, read in the module that runs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttributeWrite {
+    /// The object written to, as spelled (`base`, `sqltypes.type_api`).
+    pub object: String,
+    /// The attribute set (`dialect`).
+    pub name: String,
+    /// A plain name the same statement binds in this module to the same value (`dialect`).
+    pub via: Option<String>,
+    pub line: usize,
 }
 
 impl ModuleSyntax {
@@ -470,6 +488,72 @@ pub struct Def {
     pub attributes: Vec<AttrFact>,
     /// HTTP requests a function's body sends with a literal path.
     pub requests: Vec<RequestFact>,
+    /// `class C(Base, metaclass=Meta)` (or `with_metaclass(Meta, ...)`): `Meta` as written.
+    pub metaclass: Option<String>,
+    /// Every name a class body binds by assignment (`RED = 1`, `a = b = x`), any kind of value.
+    pub class_names: Vec<String>,
+    /// For a class that looks like a metaclass (a base `type` or `...Meta...`): what its
+    /// methods set on the classes it makes.
+    pub class_writes: Option<ClassWrites>,
+}
+
+/// What a metaclass's methods write on other objects: `klass.opts = ...` (a name), and
+/// whether some write cannot be read (`setattr(klass, name, v)`, `attrs[key] = v`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClassWrites {
+    pub names: Vec<String>,
+    pub dynamic: bool,
+}
+
+/// Reads the writes of a metaclass's body (see [`ClassWrites`]).
+fn class_writes(body: Node, src: &[u8]) -> ClassWrites {
+    let mut out = ClassWrites::default();
+    let mut stack = vec![body];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "assignment" | "augmented_assignment" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    match left.kind() {
+                        "attribute" => {
+                            let object = left.child_by_field_name("object").map(|o| text(o, src));
+                            if object.is_some_and(|o| o != "self")
+                                && let Some(a) = left.child_by_field_name("attribute")
+                            {
+                                out.names.push(text(a, src).to_string());
+                            }
+                        }
+                        "subscript" => {
+                            let key = left.child_by_field_name("subscript");
+                            match key.and_then(|k| string_literal_value(text(k, src))) {
+                                Some(k) => out.names.push(k),
+                                None => out.dynamic = true,
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "call"
+                if node
+                    .child_by_field_name("function")
+                    .is_some_and(|f| text(f, src) == "setattr") =>
+            {
+                let mut c = node.walk();
+                let name = node
+                    .child_by_field_name("arguments")
+                    .and_then(|a| a.named_children(&mut c).nth(1))
+                    .and_then(|n| string_literal_value(text(n, src)));
+                match name {
+                    Some(n) => out.names.push(n),
+                    None => out.dynamic = true,
+                }
+            }
+            _ => {}
+        }
+        let mut c = node.walk();
+        stack.extend(node.named_children(&mut c));
+    }
+    out
 }
 
 /// A class-body assignment binding a callable under a name (each target of `a = b = x`).
@@ -538,6 +622,9 @@ impl Def {
             fields: vec![],
             attributes: vec![],
             requests: vec![],
+            metaclass: None,
+            class_names: vec![],
+            class_writes: None,
         }
     }
 
@@ -610,6 +697,9 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
     collect_assignments(&q.assignments, &scope.statements, src, &mut syntax);
     collect_deletions(&scope.deletions, src, &mut syntax);
     collect_lazy_attach(&scope.statements, src, &mut syntax);
+    if contains(src, b"global ") {
+        collect_global_bindings(root, &scope.statements, src, &mut syntax);
+    }
     // Module-level statements, or a function that writes the module's globals when called.
     syntax.writes_globals = scope.statements.iter().any(|stmt| {
         let t = text(*stmt, src);
@@ -770,8 +860,11 @@ impl<'t> Scope<'t> {
                 "expression_statement" | "import_statement" | "import_from_statement" => {
                     self.statements.push(child)
                 }
-                "if_statement" | "try_statement" | "with_statement" | "elif_clause"
-                | "else_clause" | "except_clause" | "finally_clause" | "block" => self.walk(child),
+                // A loop's body binds its names at module level as any branch does
+                // (transformers imports `is_tokenizers_available` inside a `for`).
+                "if_statement" | "try_statement" | "with_statement" | "for_statement"
+                | "while_statement" | "elif_clause" | "else_clause" | "except_clause"
+                | "finally_clause" | "block" => self.walk(child),
                 _ => {}
             }
         }
@@ -1040,6 +1133,9 @@ fn build_def(
         fields: Vec::new(),
         attributes: Vec::new(),
         requests: Vec::new(),
+        metaclass: None,
+        class_names: Vec::new(),
+        class_writes: None,
     };
     if let Some(doc) = &def.doc {
         docstring::describe(&mut def.params, doc);
@@ -1058,6 +1154,15 @@ fn build_def(
     if let Some(b) = bases {
         let mut cursor = b.walk();
         for arg in b.named_children(&mut cursor) {
+            if arg.kind() == "keyword_argument"
+                && arg
+                    .child_by_field_name("name")
+                    .is_some_and(|n| text(n, src) == "metaclass")
+            {
+                def.metaclass = arg
+                    .child_by_field_name("value")
+                    .map(|v| collapse_ws(text(v, src)));
+            }
             if matches!(
                 arg.kind(),
                 "keyword_argument" | "comment" | "dictionary_splat" | "list_splat"
@@ -1072,6 +1177,11 @@ fn build_def(
             {
                 if let Some(args) = arg.child_by_field_name("arguments") {
                     let mut c = args.walk();
+                    def.metaclass = args
+                        .named_children(&mut c)
+                        .find(|a| a.kind() != "comment")
+                        .map(|a| collapse_ws(text(a, src)));
+                    let mut c = args.walk();
                     def.bases.extend(
                         args.named_children(&mut c)
                             .filter(|a| a.kind() != "comment")
@@ -1082,6 +1192,13 @@ fn build_def(
                 continue;
             }
             def.bases.push(collapse_ws(text(arg, src)));
+        }
+        let metaclass_like = def.bases.iter().any(|b| {
+            let last = b.rsplit('.').next().unwrap_or(b);
+            last == "type" || last.contains("Meta")
+        });
+        if metaclass_like && let Some(body) = body {
+            def.class_writes = Some(class_writes(body, src));
         }
     }
     def
@@ -1802,74 +1919,79 @@ fn collect_import(
         if !at_module_level(node) {
             continue;
         }
-        let line = line_of(node);
-        match node.kind() {
-            "import_statement" => {
-                let mut w = node.walk();
-                for n in node.children_by_field_name("name", &mut w) {
-                    let (dotted, alias) = match n.kind() {
-                        "aliased_import" => (
-                            n.child_by_field_name("name").map(|x| text(x, src)),
-                            n.child_by_field_name("alias").map(|x| text(x, src)),
-                        ),
-                        _ => (Some(text(n, src)), None),
-                    };
-                    let Some(dotted) = dotted else { continue };
-                    let (name, target) = match alias {
-                        Some(a) => (a.to_string(), dotted.to_string()),
-                        None => {
-                            let head = dotted.split('.').next().unwrap_or(dotted);
-                            (head.to_string(), head.to_string())
-                        }
-                    };
-                    syntax.bindings.push(Binding {
-                        name,
-                        target: BindingTarget::Module(target),
-                        line,
-                        type_only: false,
-                    });
-                }
-            }
-            "import_from_statement" => {
-                let Some(module_node) = node.child_by_field_name("module_name") else {
-                    continue;
+        import_bindings(node, src, syntax);
+    }
+}
+
+/// The bindings one `import` or `from ... import` statement makes in `syntax`'s module.
+fn import_bindings(node: Node, src: &[u8], syntax: &mut ModuleSyntax) {
+    let line = line_of(node);
+    match node.kind() {
+        "import_statement" => {
+            let mut w = node.walk();
+            for n in node.children_by_field_name("name", &mut w) {
+                let (dotted, alias) = match n.kind() {
+                    "aliased_import" => (
+                        n.child_by_field_name("name").map(|x| text(x, src)),
+                        n.child_by_field_name("alias").map(|x| text(x, src)),
+                    ),
+                    _ => (Some(text(n, src)), None),
                 };
-                let Some(module) =
-                    absolute_module(&syntax.name, syntax.is_package, text(module_node, src))
-                else {
-                    continue;
+                let Some(dotted) = dotted else { continue };
+                let (name, target) = match alias {
+                    Some(a) => (a.to_string(), dotted.to_string()),
+                    None => {
+                        let head = dotted.split('.').next().unwrap_or(dotted);
+                        (head.to_string(), head.to_string())
+                    }
                 };
-                let mut w = node.walk();
-                if node
-                    .named_children(&mut w)
-                    .any(|n| n.kind() == "wildcard_import")
-                {
-                    syntax.star_imports.push(module);
-                    continue;
-                }
-                let mut w = node.walk();
-                for n in node.children_by_field_name("name", &mut w) {
-                    let (name, alias) = match n.kind() {
-                        "aliased_import" => (
-                            n.child_by_field_name("name").map(|x| text(x, src)),
-                            n.child_by_field_name("alias").map(|x| text(x, src)),
-                        ),
-                        _ => (Some(text(n, src)), None),
-                    };
-                    let Some(name) = name else { continue };
-                    syntax.bindings.push(Binding {
-                        name: alias.unwrap_or(name).to_string(),
-                        target: BindingTarget::FromImport {
-                            module: module.clone(),
-                            name: name.to_string(),
-                        },
-                        line,
-                        type_only: false,
-                    });
-                }
+                syntax.bindings.push(Binding {
+                    name,
+                    target: BindingTarget::Module(target),
+                    line,
+                    type_only: false,
+                });
             }
-            _ => {}
         }
+        "import_from_statement" => {
+            let Some(module_node) = node.child_by_field_name("module_name") else {
+                return;
+            };
+            let Some(module) =
+                absolute_module(&syntax.name, syntax.is_package, text(module_node, src))
+            else {
+                return;
+            };
+            let mut w = node.walk();
+            if node
+                .named_children(&mut w)
+                .any(|n| n.kind() == "wildcard_import")
+            {
+                syntax.star_imports.push(module);
+                return;
+            }
+            let mut w = node.walk();
+            for n in node.children_by_field_name("name", &mut w) {
+                let (name, alias) = match n.kind() {
+                    "aliased_import" => (
+                        n.child_by_field_name("name").map(|x| text(x, src)),
+                        n.child_by_field_name("alias").map(|x| text(x, src)),
+                    ),
+                    _ => (Some(text(n, src)), None),
+                };
+                let Some(name) = name else { continue };
+                syntax.bindings.push(Binding {
+                    name: alias.unwrap_or(name).to_string(),
+                    target: BindingTarget::FromImport {
+                        module: module.clone(),
+                        name: name.to_string(),
+                    },
+                    line,
+                    type_only: false,
+                });
+            }
+        }
+        _ => {}
     }
 }
 
@@ -2201,14 +2323,19 @@ fn collect_assignment(
         let mut name = None;
         let mut value = None;
         let mut ty = None;
+        let mut object = None;
         let mut pattern = "";
         for c in m.captures() {
             match names[c.index as usize] {
-                p @ ("assignment" | "assignment.augmented" | "assignment.call") => {
+                p @ ("assignment"
+                | "assignment.augmented"
+                | "assignment.call"
+                | "assignment.attribute") => {
                     stmt = Some(c.node);
                     pattern = p;
                 }
                 "name" => name = Some(text(c.node, src)),
+                "object" => object = Some(c.node),
                 "value" => value = Some(c.node),
                 "type" => ty = Some(c.node),
                 _ => {}
@@ -2228,6 +2355,10 @@ fn collect_assignment(
             let Some(def) = find_class_mut(&mut syntax.defs, &path) else {
                 continue;
             };
+            // `x: int` alone declares a field for instances; only a value binds the name.
+            if value.is_some() {
+                def.class_names.extend(chained(name, value, src).0);
+            }
             if ty.is_some()
                 && let Some(wrapped @ AliasValue::Wrapped { .. }) =
                     value.and_then(|v| alias_value(v, src))
@@ -2266,6 +2397,27 @@ fn collect_assignment(
             }
             continue;
         }
+        if pattern == "assignment.attribute" {
+            // `base.dialect = dialect = x`: the plain names after the first target are bound
+            // here, and `dialect` is set on the module `base` names.
+            let (mut targets, value) = chained(name, value, src);
+            targets.remove(0);
+            let via = targets.first().cloned();
+            bind_targets(targets, None, value, stmt, src, syntax);
+            if let Some(object) = object.map(|o| text(o, src))
+                && object
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            {
+                syntax.attribute_writes.push(AttributeWrite {
+                    object: object.to_string(),
+                    name: name.to_string(),
+                    via,
+                    line: line_of(stmt),
+                });
+            }
+            continue;
+        }
         if name == "__all__" {
             let Some(v) = value else {
                 continue;
@@ -2294,41 +2446,132 @@ fn collect_assignment(
             continue;
         }
         let (targets, value) = chained(name, value, src);
-        let variable = match value {
-            Some(v) => !matches!(v.kind(), "identifier" | "attribute"),
-            // `X: int` binds nothing when a module runs; a stub declares its variables so.
-            None => ty.is_some() && syntax.file.ends_with(".pyi"),
-        };
-        if variable {
-            let annotation = ty.map(|t| collapse_ws(text(t, src)));
-            syntax
-                .bindings
-                .extend(targets.into_iter().map(|name| Binding {
-                    name,
-                    target: BindingTarget::Value {
-                        annotation: annotation.clone(),
-                    },
-                    line: line_of(stmt),
-                    type_only: false,
-                }));
-            continue;
-        }
-        if let Some(v) = value
-            && matches!(v.kind(), "identifier" | "attribute")
-        {
-            let expr = text(v, src);
-            if expr
+        bind_targets(targets, ty, value, stmt, src, syntax);
+    }
+}
+
+/// Binds each of `targets` (the plain names of one assignment) to what `value` is: a dotted
+/// expression in the module's namespace, or a variable.
+fn bind_targets(
+    targets: Vec<String>,
+    ty: Option<Node>,
+    value: Option<Node>,
+    stmt: Node,
+    src: &[u8],
+    syntax: &mut ModuleSyntax,
+) {
+    let dotted = |v: Node| {
+        matches!(v.kind(), "identifier" | "attribute")
+            && text(v, src)
                 .chars()
                 .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-            {
-                syntax
-                    .bindings
-                    .extend(targets.into_iter().map(|name| Binding {
-                        name,
-                        target: BindingTarget::Expr(expr.to_string()),
-                        line: line_of(stmt),
-                        type_only: false,
-                    }));
+    };
+    let target = match value {
+        Some(v) if dotted(v) => BindingTarget::Expr(text(v, src).to_string()),
+        // `tt_solve_power = TTestPower().solve_power`, `DEFAULT = 30`: a variable.
+        Some(_) => BindingTarget::Value {
+            annotation: ty.map(|t| collapse_ws(text(t, src))),
+        },
+        // `X: int` binds nothing when a module runs; a stub declares its variables so.
+        None if ty.is_some() && syntax.file.ends_with(".pyi") => BindingTarget::Value {
+            annotation: ty.map(|t| collapse_ws(text(t, src))),
+        },
+        None => return,
+    };
+    syntax
+        .bindings
+        .extend(targets.into_iter().map(|name| Binding {
+            name,
+            target: target.clone(),
+            line: line_of(stmt),
+            type_only: false,
+        }));
+}
+
+/// `global token` in a function, then `token = ...` or `from .dynamic import token` in it:
+/// calling the function binds the module name. When the module itself calls the function
+/// (SQLAlchemy's `__go(locals())`), the name is bound on import: assignments bind a variable,
+/// imports keep their target, and an assigned `__all__` is computed at run time. Otherwise
+/// (PLY's `lex()`) the name exists only once someone calls the function: it is neither
+/// bound nor absent, and goes to `maybe_bound`.
+fn collect_global_bindings(root: Node, statements: &[Node], src: &[u8], syntax: &mut ModuleSyntax) {
+    let mut stack = vec![root];
+    let mut found = Vec::new();
+    while let Some(node) = stack.pop() {
+        if node.kind() == "global_statement"
+            && let Some(function) =
+                enclosing_def(node).filter(|d| d.kind() == "function_definition")
+        {
+            let mut c = node.walk();
+            let names: Vec<String> = node
+                .named_children(&mut c)
+                .filter(|n| n.kind() == "identifier")
+                .map(|n| text(n, src).to_string())
+                .collect();
+            found.push((function, names));
+        }
+        let mut c = node.walk();
+        stack.extend(node.named_children(&mut c));
+    }
+    let mut seen = HashSet::new();
+    for (function, names) in found {
+        let Some(body) = function.child_by_field_name("body") else {
+            continue;
+        };
+        let mut local = ModuleSyntax {
+            name: syntax.name.clone(),
+            is_package: syntax.is_package,
+            ..Default::default()
+        };
+        let mut stack = vec![body];
+        while let Some(node) = stack.pop() {
+            match node.kind() {
+                // A nested function has a scope of its own.
+                "function_definition" | "class_definition" | "lambda" => continue,
+                "import_statement" | "import_from_statement" => {
+                    import_bindings(node, src, &mut local);
+                    continue;
+                }
+                "assignment" | "augmented_assignment" => {
+                    if let Some(left) = node.child_by_field_name("left") {
+                        let mut targets = vec![left];
+                        if matches!(left.kind(), "pattern_list" | "tuple_pattern") {
+                            let mut c = left.walk();
+                            targets = left.named_children(&mut c).collect();
+                        }
+                        for t in targets.into_iter().filter(|t| t.kind() == "identifier") {
+                            local.bindings.push(Binding {
+                                name: text(t, src).to_string(),
+                                target: BindingTarget::Value { annotation: None },
+                                line: line_of(node),
+                                type_only: false,
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+            let mut c = node.walk();
+            stack.extend(node.named_children(&mut c));
+        }
+        local.bindings.sort_by_key(|b| b.line);
+        let fname = function
+            .child_by_field_name("name")
+            .map(|n| text(n, src))
+            .unwrap_or_default();
+        let called = statements
+            .iter()
+            .any(|stmt| squeezed(text(*stmt, src)).starts_with(&format!("{fname}(")));
+        for b in local.bindings {
+            if !names.contains(&b.name) || !seen.insert(b.name.clone()) {
+                continue;
+            }
+            if !called {
+                syntax.maybe_bound.push((b.name, fname.to_string()));
+            } else if b.name == "__all__" {
+                syntax.all_refs.push(AllRef::Dynamic);
+            } else {
+                syntax.bindings.push(b);
             }
         }
     }

@@ -454,4 +454,59 @@ fn availability_is_yes_no_or_unknown_never_a_guessed_no() {
         check("lazyhub.Client.pull").available_in_requested,
         Some(false)
     );
+    // `global` in a function the module calls binds the name on import; in one it does not
+    // call, the name exists only once someone calls it: unknown, saying which function.
+    assert_eq!(
+        check("lazyhub.registry.default_store").available_in_requested,
+        Some(true)
+    );
+    let later = check("lazyhub.registry.active_backend");
+    assert_eq!(later.available_in_requested, None);
+    assert!(
+        later
+            .unknown_reason
+            .as_deref()
+            .is_some_and(|r| r.contains("configure()")),
+        "{:?}",
+        later.unknown_reason
+    );
+    // A method of an instance bound at module level is a name of the module.
+    assert_eq!(
+        check("lazyhub.registry.open_url").available_in_requested,
+        Some(true)
+    );
+    assert_eq!(
+        check("lazyhub.registry.close_url").available_in_requested,
+        Some(false)
+    );
+    // A class holds what its body binds, what its standard bases give (`args` of an
+    // exception, `mro` of every class) and what a metaclass of the release sets; absent is
+    // proven for the rest.
+    for (name, answer) in [
+        ("lazyhub.registry.Backend.LOCAL", Some(true)),
+        ("lazyhub.registry.HubError.retryable", Some(true)),
+        ("lazyhub.registry.HubError.args", Some(true)),
+        ("lazyhub.registry.HubError.status", Some(false)),
+        ("lazyhub.registry.Store.kind", Some(true)),
+        ("lazyhub.registry.Store.mro", Some(true)),
+        ("lazyhub.registry.Store.registry_key", Some(true)),
+        ("lazyhub.registry.Store.registered", Some(true)),
+        ("lazyhub.registry.Store.get", Some(false)),
+    ] {
+        assert_eq!(check(name).available_in_requested, answer, "{name}");
+    }
+    // A base from outside the release (enum.Enum brings `name` and `value`) or a class
+    // decorator (`@plugin` sets a computed name) can add members: unknown, with the reason.
+    for (name, why) in [
+        ("lazyhub.registry.Backend.ARCHIVE", "enum.Enum"),
+        ("lazyhub.registry.Mirror.plugin_mirror", "@plugin"),
+    ] {
+        let c = check(name);
+        assert_eq!(c.available_in_requested, None, "{name}");
+        assert!(
+            c.unknown_reason.as_deref().is_some_and(|r| r.contains(why)),
+            "{name}: {:?}",
+            c.unknown_reason
+        );
+    }
 }

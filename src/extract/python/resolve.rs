@@ -37,6 +37,8 @@ struct Resolver<'a> {
     /// `__all__` also holds names it cannot spell out (its own public names from `dir()`, or
     /// a run-time expression): the module's public namespace is exported beside it.
     all_open: Vec<bool>,
+    /// Per package, the submodules its import closure binds as its attributes.
+    children: Vec<BTreeSet<String>>,
     /// Steps an alias chain may take; `cut` is the first (module file, name) cut short.
     max_chain: usize,
     cut: std::cell::RefCell<Option<(String, String)>>,
@@ -53,6 +55,8 @@ pub fn resolve_with(
     modules: Vec<ModuleSyntax>,
     limits: &crate::extract::ExtractLimits,
 ) -> ReleaseFacts {
+    let mut modules = modules;
+    apply_attribute_writes(&mut modules);
     let by_name = modules
         .iter()
         .enumerate()
@@ -64,9 +68,11 @@ pub fn resolve_with(
         star_exports: vec![BTreeSet::new(); modules.len()],
         all: vec![None; modules.len()],
         all_open: vec![false; modules.len()],
+        children: vec![BTreeSet::new(); modules.len()],
         max_chain: limits.max_reexport_depth,
         cut: Default::default(),
     };
+    r.compute_children();
     r.compute_all();
     r.compute_star_exports();
     let mut facts = ReleaseFacts::default();
@@ -83,6 +89,58 @@ pub fn resolve_with(
         });
     }
     facts
+}
+
+/// `base.dialect = dialect = x` in module `i` binds `dialect` in the module `base` names, to
+/// what `i` binds (a name `i` does not bind is bound all the same, to nothing readable).
+fn apply_attribute_writes(modules: &mut [ModuleSyntax]) {
+    let by_name: HashMap<String, usize> = modules
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.name.clone(), i))
+        .collect();
+    let mut added = Vec::new();
+    for (i, m) in modules.iter().enumerate() {
+        for w in &m.attribute_writes {
+            let mut parts = w.object.split('.');
+            let head = parts.next().unwrap_or_default();
+            let base = m
+                .bindings
+                .iter()
+                .find(|b| b.name == head && !b.type_only)
+                .and_then(|b| match &b.target {
+                    BindingTarget::Module(t) => Some(t.clone()),
+                    BindingTarget::FromImport { module, name } => Some(format!("{module}.{name}")),
+                    _ => None,
+                })
+                .or_else(|| m.is_package.then(|| format!("{}.{head}", m.name)));
+            let Some(mut target) = base else { continue };
+            for p in parts {
+                target = format!("{target}.{p}");
+            }
+            let Some(&j) = by_name.get(&target) else {
+                continue;
+            };
+            if j == i {
+                continue;
+            }
+            added.push((
+                j,
+                super::Binding {
+                    name: w.name.clone(),
+                    target: BindingTarget::FromImport {
+                        module: m.name.clone(),
+                        name: w.via.clone().unwrap_or_else(|| w.name.clone()),
+                    },
+                    line: w.line,
+                    type_only: false,
+                },
+            ));
+        }
+    }
+    for (j, b) in added {
+        modules[j].bindings.push(b);
+    }
 }
 
 fn is_public_name(n: &str) -> bool {
@@ -140,6 +198,10 @@ impl<'a> Resolver<'a> {
 
     /// Why the names of module `i` cannot all be told from the release, if so.
     fn unknown_reason(&self, i: usize) -> Option<String> {
+        self.unknown_reason_in(i, &mut vec![i])
+    }
+
+    fn unknown_reason_in(&self, i: usize, visiting: &mut Vec<usize>) -> Option<String> {
         let m = &self.modules[i];
         if m.compiled {
             return Some(format!(
@@ -175,6 +237,19 @@ impl<'a> Resolver<'a> {
                         "{} star-imports the compiled module {s}, which has no stub",
                         m.name
                     ));
+                }
+                // A closed `__all__` is exactly what `import *` takes, whatever else the
+                // module does; otherwise what it cannot tell passes on to the importer.
+                Some(j)
+                    if (self.all[j].is_none() || self.all_open[j]) && !visiting.contains(&j) =>
+                {
+                    visiting.push(j);
+                    if self.unknown_reason_in(j, visiting).is_some() {
+                        return Some(format!(
+                            "{} star-imports {s}, whose names cannot all be told",
+                            m.name
+                        ));
+                    }
                 }
                 _ => {}
             }
@@ -252,7 +327,73 @@ impl<'a> Resolver<'a> {
             }
         }
         names.extend(self.all[i].iter().flatten().cloned());
+        names.extend(
+            self.imported_children(i)
+                .into_iter()
+                .filter(|n| is_public_name(n)),
+        );
         names
+    }
+
+    /// The submodules bound as attributes of package `i` once it is imported: importing a
+    /// module binds it in its package, so every submodule that `i`'s import closure loads
+    /// (`from .core import x` in `pkg/lombscargle/__init__.py`, which does `from
+    /// .implementations import y`) is there.
+    fn imported_children(&self, i: usize) -> BTreeSet<String> {
+        self.children[i].clone()
+    }
+
+    fn compute_children(&mut self) {
+        let loads = |m: &ModuleSyntax| -> Vec<String> {
+            let mut out: Vec<String> = m.star_imports.clone();
+            for b in m.bindings.iter().filter(|b| !b.type_only) {
+                match &b.target {
+                    BindingTarget::Module(t) => out.push(t.clone()),
+                    BindingTarget::FromImport { module, name } => {
+                        out.push(module.clone());
+                        out.push(format!("{module}.{name}"));
+                    }
+                    _ => {}
+                }
+            }
+            out
+        };
+        let direct: Vec<Vec<String>> = self.modules.iter().map(loads).collect();
+        for i in 0..self.modules.len() {
+            let m = &self.modules[i];
+            if !m.is_package {
+                continue;
+            }
+            let prefix = format!("{}.", m.name);
+            let mut seen = vec![false; self.modules.len()];
+            seen[i] = true;
+            let mut queue = vec![i];
+            let mut children = BTreeSet::new();
+            while let Some(x) = queue.pop() {
+                for target in &direct[x] {
+                    // Importing `a.b.c` runs `a` and `a.b` first.
+                    let mut name = target.as_str();
+                    loop {
+                        if let Some(j) = self.module(name) {
+                            if let Some(rest) = name.strip_prefix(&prefix)
+                                && !rest.contains('.')
+                            {
+                                children.insert(rest.to_string());
+                            }
+                            if !seen[j] {
+                                seen[j] = true;
+                                queue.push(j);
+                            }
+                        }
+                        match name.rsplit_once('.') {
+                            Some((parent, _)) => name = parent,
+                            None => break,
+                        }
+                    }
+                }
+            }
+            self.children[i] = children;
+        }
     }
 
     /// Every name bound in a module, in no particular order.
@@ -277,6 +418,7 @@ impl<'a> Resolver<'a> {
                     .filter(|b| !b.type_only)
                     .map(|b| b.name.clone()),
             )
+            .chain(self.imported_children(i))
             .collect()
     }
 
@@ -519,6 +661,19 @@ impl<'a> Resolver<'a> {
             if let Some(reason) = self.unknown_reason(i) {
                 facts.unknown_members.push((m.name.clone(), reason));
             }
+            for (name, function) in &m.maybe_bound {
+                if !namespace.contains(name) {
+                    facts.maybe_bound.push((
+                        m.name.clone(),
+                        name.clone(),
+                        format!(
+                            "{}.{name} is bound by `global {name}` in {function}() when that \
+                             function runs, and the module does not call it itself",
+                            m.name
+                        ),
+                    ));
+                }
+            }
         }
         // 4. Symbols for classes and functions, then class members.
         let mut keys: Vec<&(usize, String)> = canon.keys().collect();
@@ -724,6 +879,17 @@ impl<'a> Resolver<'a> {
         }
         facts.symbols.push(class);
         self.attribute_relations(&mro, &this, q, canon, &mut facts.relations);
+        let (names, unknown) = self.class_namespace(&mro);
+        if !names.is_empty() {
+            facts
+                .bound_names
+                .push((q.to_string(), names.into_iter().collect()));
+        }
+        if let Some(reason) = unknown {
+            facts
+                .unknown_members
+                .push((q.to_string(), format!("{q}: {reason}")));
+        }
 
         let mut seen: HashSet<String> = HashSet::new();
         for owner in &mro {
@@ -823,6 +989,186 @@ impl<'a> Resolver<'a> {
                 facts.symbols.push(sym);
             }
         }
+    }
+
+    /// Every name a class holds through its MRO (methods, nested classes, class-body
+    /// assignments, and the few public names of the standard bases it may have), and why
+    /// its members cannot all be told, if so: a base outside the release, a metaclass, or
+    /// a class decorator that may add members.
+    fn class_namespace(&self, mro: &[Target]) -> (BTreeSet<String>, Option<String>) {
+        const EXCEPTION: &[&str] = &["args", "with_traceback", "add_note"];
+        const OS_ERROR: &[&str] = &[
+            "args",
+            "with_traceback",
+            "add_note",
+            "errno",
+            "strerror",
+            "filename",
+            "filename2",
+            "characters_written",
+        ];
+        // Class decorators that add no public member (dunders and private names only).
+        const PLAIN_DECORATORS: &[&str] = &[
+            "dataclass",
+            "total_ordering",
+            "final",
+            "runtime_checkable",
+            "unique",
+            "deprecated",
+            "define",
+            "frozen",
+            "mutable",
+            "attrs",
+            "attr.s",
+            "dataclass_transform",
+        ];
+        // `type` gives every class `mro()`.
+        let mut names = BTreeSet::from(["mro".to_string()]);
+        let mut unknown = None;
+        for owner in mro {
+            match owner {
+                Target::Def(k, path) => {
+                    let Some(def) = self.find_def(*k, path) else {
+                        continue;
+                    };
+                    names.extend(def.members.iter().map(|m| m.name.clone()));
+                    names.extend(def.member_aliases.iter().map(|a| a.name.clone()));
+                    names.extend(def.class_names.iter().cloned());
+                    if let Some(meta) = &def.metaclass
+                        && let Err(why) = self.metaclass_names(*k, meta, &mut names)
+                    {
+                        unknown.get_or_insert(why);
+                    }
+                    for d in &def.decorators {
+                        let head = d.split('(').next().unwrap_or(d);
+                        let last = head.rsplit('.').next().unwrap_or(head);
+                        if !PLAIN_DECORATORS.contains(&last) && !PLAIN_DECORATORS.contains(&head) {
+                            unknown.get_or_insert_with(|| {
+                                format!("the class decorator @{head} can add members at run time")
+                            });
+                        }
+                    }
+                }
+                Target::External(e) => {
+                    let base = e.strip_prefix("builtins.").unwrap_or(e);
+                    let known: Option<&[&str]> = match base {
+                        "object"
+                        | "Generic"
+                        | "typing.Generic"
+                        | "Protocol"
+                        | "typing.Protocol"
+                        | "typing_extensions.Protocol" => Some(&[]),
+                        "ABC" | "abc.ABC" => Some(&["register"]),
+                        "OSError"
+                        | "IOError"
+                        | "EnvironmentError"
+                        | "ConnectionError"
+                        | "BrokenPipeError"
+                        | "ConnectionAbortedError"
+                        | "ConnectionRefusedError"
+                        | "ConnectionResetError"
+                        | "TimeoutError"
+                        | "FileNotFoundError"
+                        | "FileExistsError"
+                        | "PermissionError"
+                        | "IsADirectoryError"
+                        | "NotADirectoryError"
+                        | "InterruptedError"
+                        | "BlockingIOError"
+                        | "ChildProcessError"
+                        | "ProcessLookupError" => Some(OS_ERROR),
+                        "Exception"
+                        | "BaseException"
+                        | "ValueError"
+                        | "TypeError"
+                        | "RuntimeError"
+                        | "KeyError"
+                        | "IndexError"
+                        | "LookupError"
+                        | "NotImplementedError"
+                        | "ArithmeticError"
+                        | "ZeroDivisionError"
+                        | "OverflowError"
+                        | "AssertionError"
+                        | "RecursionError"
+                        | "BufferError"
+                        | "EOFError"
+                        | "MemoryError"
+                        | "ReferenceError"
+                        | "KeyboardInterrupt"
+                        | "GeneratorExit"
+                        | "Warning"
+                        | "UserWarning"
+                        | "DeprecationWarning"
+                        | "PendingDeprecationWarning"
+                        | "FutureWarning"
+                        | "RuntimeWarning"
+                        | "SyntaxWarning"
+                        | "ImportWarning"
+                        | "UnicodeWarning"
+                        | "BytesWarning"
+                        | "ResourceWarning"
+                        | "EncodingWarning" => Some(EXCEPTION),
+                        _ => None,
+                    };
+                    match known {
+                        Some(list) => names.extend(list.iter().map(|n| n.to_string())),
+                        None => {
+                            unknown.get_or_insert_with(|| {
+                                format!(
+                                    "it inherits from {e}, outside the release, whose members \
+                                     are not listed"
+                                )
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        (names, unknown)
+    }
+
+    /// The names a metaclass gives the classes it makes: its own methods and class names
+    /// (reached through the class), and what its methods set on them. `Err` says why they
+    /// cannot all be told.
+    fn metaclass_names(
+        &self,
+        module: usize,
+        meta: &str,
+        names: &mut BTreeSet<String>,
+    ) -> Result<(), String> {
+        let last = meta.rsplit('.').next().unwrap_or(meta);
+        if last == "ABCMeta" {
+            names.insert("register".into());
+            return Ok(());
+        }
+        let dynamic = || format!("the metaclass {meta} can add members at run time");
+        let target = self.resolve_expr(module, meta, &mut HashSet::new());
+        let Some(target @ Target::Def(..)) = target else {
+            return Err(dynamic());
+        };
+        for owner in self.mro(&target, 0) {
+            match owner {
+                Target::Def(k, path) => {
+                    let def = self.find_def(k, &path).ok_or_else(dynamic)?;
+                    let writes = def.class_writes.as_ref().ok_or_else(dynamic)?;
+                    if writes.dynamic {
+                        return Err(dynamic());
+                    }
+                    names.extend(writes.names.iter().cloned());
+                    names.extend(def.members.iter().map(|m| m.name.clone()));
+                    names.extend(def.class_names.iter().cloned());
+                }
+                Target::External(e) if e == "type" || e == "abc.ABCMeta" || e == "ABCMeta" => {
+                    if e != "type" {
+                        names.insert("register".into());
+                    }
+                }
+                _ => return Err(dynamic()),
+            }
+        }
+        Ok(())
     }
 
     /// The function a class-body assignment binds, named as the assignment names it: the
@@ -1566,6 +1912,127 @@ mod tests {
                 facts.reachable
             );
         }
+    }
+
+    #[test]
+    fn names_bound_by_chains_globals_loops_and_bound_methods_exist() {
+        let facts = extract(&files(&[
+            // SQLAlchemy: `base.dialect = dialect = x` binds `dialect` in both modules.
+            (
+                "sa/__init__.py",
+                "from . import base, pysqlite\nbase.dialect = dialect = pysqlite.dialect\n",
+            ),
+            ("sa/base.py", "class Base: ...\n"),
+            (
+                "sa/pysqlite.py",
+                "class SQLiteDialect:\n    def connect(self, url): ...\ndialect = SQLiteDialect\n",
+            ),
+            // `global` in a function binds a module name; so does an import in a loop.
+            (
+                "sa/orm.py",
+                "def _preload():\n    global AppenderQuery, token\n    \
+                 from .dynamic import AppenderQuery\n    token = make()\n_preload()\n\
+                 def lex():\n    global lexer\n    lexer = make()\n\
+                 for pkg in ['a']:\n    if pkg == 'a':\n        from .dynamic import Loader\n",
+            ),
+            (
+                "sa/dynamic.py",
+                "class AppenderQuery: ...\nclass Loader: ...\n",
+            ),
+            // A method of an instance, bound at module level.
+            (
+                "sa/power.py",
+                "class TTestPower:\n    def solve_power(self, n): ...\n\
+                 tt_solve_power = TTestPower().solve_power\n",
+            ),
+            // Names written through globals() in a star-imported module without a closed
+            // __all__: the importer cannot tell its names either.
+            (
+                "sa/projections.py",
+                "__all__ = ['Projection']\n__all__ += list(map('_'.join, CODES))\n\
+                 class Projection: ...\nfor c in CODES:\n    globals()['P_' + c] = make(c)\n",
+            ),
+            ("sa/models.py", "from .projections import *\n"),
+            (
+                "sa/consts.py",
+                "__all__ = ['A']\nA = 1\nglobals()['B'] = 2\n",
+            ),
+            ("sa/uses.py", "from .consts import *\n"),
+            // A package without `__all__` star-exports the submodules its imports load,
+            // its own or those of the modules it imports.
+            ("sa/ts/__init__.py", "from sa.ts.periodograms import *\n"),
+            (
+                "sa/ts/periodograms/__init__.py",
+                "from sa.ts.periodograms.base import *\nfrom .lomb import *\n",
+            ),
+            (
+                "sa/ts/periodograms/lomb/__init__.py",
+                "from .core import Lomb\n",
+            ),
+            (
+                "sa/ts/periodograms/lomb/core.py",
+                "from .impl import fast\nclass Lomb: ...\n",
+            ),
+            ("sa/ts/periodograms/lomb/impl.py", "def fast(): ...\n"),
+            (
+                "sa/ts/periodograms/base.py",
+                "__all__ = ['BasePeriodogram']\nclass BasePeriodogram: ...\n",
+            ),
+        ]));
+        assert!(
+            facts.reachable.contains(&(
+                "sa.ts.base".to_string(),
+                "sa.ts.periodograms.base".to_string()
+            )),
+            "{:?}",
+            facts.reachable
+        );
+        assert!(
+            facts.reachable.contains(&(
+                "sa.ts.impl".to_string(),
+                "sa.ts.periodograms.lomb.impl".to_string()
+            )),
+            "{:?}",
+            facts.reachable
+        );
+        assert_eq!(symbol(&facts, "sa.dialect").kind, SymbolKind::Class);
+        let bound = |module: &str, name: &str| {
+            facts
+                .bound_names
+                .iter()
+                .any(|(m, names)| m == module && names.iter().any(|n| n == name))
+        };
+        assert!(bound("sa.base", "dialect"), "{:?}", facts.bound_names);
+        assert!(
+            facts
+                .reachable
+                .contains(&("sa.base.dialect".to_string(), "sa.dialect".to_string())),
+            "{:?}",
+            facts.reachable
+        );
+        for name in ["AppenderQuery", "token", "Loader"] {
+            assert!(bound("sa.orm", name), "{name}: {:?}", facts.bound_names);
+        }
+        // `lex()` binds `lexer` only when someone calls it: neither bound nor absent.
+        assert!(!bound("sa.orm", "lexer"));
+        assert!(
+            facts
+                .maybe_bound
+                .iter()
+                .any(|(m, n, why)| m == "sa.orm" && n == "lexer" && why.contains("lex()")),
+            "{:?}",
+            facts.maybe_bound
+        );
+        assert_eq!(
+            symbol(&facts, "sa.power.tt_solve_power").kind,
+            SymbolKind::Attribute
+        );
+        let unknown = |m: &str| facts.unknown_members.iter().any(|(x, _)| x == m);
+        assert!(unknown("sa.projections"), "{:?}", facts.unknown_members);
+        assert!(unknown("sa.models"), "{:?}", facts.unknown_members);
+        // A closed `__all__` is exactly what a star import takes.
+        assert!(unknown("sa.consts"), "{:?}", facts.unknown_members);
+        assert!(!unknown("sa.uses"), "{:?}", facts.unknown_members);
     }
 
     #[test]
