@@ -413,6 +413,10 @@ pub struct VersionCheck {
     /// module `__getattr__`, a namespace written at run time): the name is not proven absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unknown_reason: Option<String>,
+    /// In the requested release, the name is bound only when an optional dependency is
+    /// installed: the test its module makes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requires: Option<Requirement>,
     /// Every indexed release of the package, oldest first.
     pub versions: Vec<VersionEntry>,
     /// First indexed release that has it (it may be older than every indexed release).
@@ -421,6 +425,16 @@ pub struct VersionCheck {
     pub removed_in: Option<String>,
     pub deprecated_in: Option<String>,
     pub replacement: Option<String>,
+}
+
+/// A module's test for an optional dependency (`is_torch_available()` in
+/// `transformers.models.auto`).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Requirement {
+    /// The test as the source writes it.
+    pub test: String,
+    /// The module that makes the test and binds the name when it passes.
+    pub module: String,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -765,6 +779,14 @@ fn get_int(s: &QuerySolution, var: &str) -> Option<i64> {
 
 pub(crate) fn get_bool(s: &QuerySolution, var: &str) -> bool {
     get_str(s, var).is_some_and(|v| v == "true" || v == "1")
+}
+
+/// Whether a symbol is a Python class (its members follow `object` and `type`).
+fn is_python_class(symbol: &str, facts: &BTreeMap<String, Vec<String>>) -> bool {
+    symbol.starts_with("pkg:pypi/")
+        && facts
+            .get(oxigraph::model::vocab::rdf::TYPE.as_str())
+            .is_some_and(|types| types.iter().any(|t| kind_name(t) == "class"))
 }
 
 pub(crate) fn kind_name(type_iri: &str) -> String {
@@ -1553,7 +1575,11 @@ impl Engine {
         // OpenAPI only: the endpoint keys the name has in any release, read on the first miss.
         let mut endpoint_keys: Option<Vec<String>> = None;
         let mut unknown_reason = None;
+        let mut requires = None;
         for r in &rels {
+            if requested.as_ref() == Some(&r.version) {
+                requires = self.guard_of(&r.release, name)?;
+            }
             let mut hit = self.lookup(&r.release, name)?;
             if hit.is_empty() && r.ecosystem == "generic" {
                 if endpoint_keys.is_none() {
@@ -1615,6 +1641,7 @@ impl Engine {
                     .and_then(|e| e.available)
             }),
             unknown_reason,
+            requires,
             requested_version: requested,
             introduced_in: first.map(|i| versions[i].version.clone()),
             removed_in,
@@ -1641,8 +1668,35 @@ impl Engine {
             {
                 return Ok(true);
             }
+            // `type` gives every class `mro()`.
+            if last == "mro" && is_python_class(&symbol, &facts) {
+                return Ok(true);
+            }
         }
         Ok(false)
+    }
+
+    /// The optional-dependency test under which `name`'s module binds it in `release`.
+    fn guard_of(&self, release: &str, name: &str) -> Result<Option<Requirement>, AnswerError> {
+        let Some((parent, last)) = name.rsplit_once('.') else {
+            return Ok(None);
+        };
+        let prefix = format!("{last}\t");
+        for (symbol, qname, _) in self.lookup(release, parent)? {
+            let facts = self.facts_of(release, &symbol)?;
+            if let Some(test) = facts
+                .get(crate::vocab::rg::GUARDED_BY.as_str())
+                .into_iter()
+                .flatten()
+                .find_map(|v| v.strip_prefix(&prefix))
+            {
+                return Ok(Some(Requirement {
+                    test: test.to_string(),
+                    module: qname,
+                }));
+            }
+        }
+        Ok(None)
     }
 
     /// Why `release` cannot tell whether `name` exists, when it cannot: the nearest container
@@ -1691,6 +1745,13 @@ impl Engine {
                 return Ok(Some(reason));
             }
             let kind = fact(oxigraph::model::vocab::rdf::TYPE).map(|t| kind_name(&t));
+            let last = &name[container.len() + 1..];
+            if is_python_class(symbol, &facts) && last.starts_with("__") && last.ends_with("__") {
+                return Ok(Some(format!(
+                    "{qname} is a class: its dunder names come from object, type and the \
+                     protocols it implements, which are not listed"
+                )));
+            }
             if kind.as_deref() == Some("attribute") {
                 return Ok(Some(format!(
                     "{qname} is a value whose attributes are known only at run time"

@@ -169,7 +169,8 @@ pub fn summary_of(doc: &str) -> String {
 /// - PyPI 5: names bound by `a.b = c = x` chains, in loop bodies, by instance methods
 ///   (`f = Obj().method`) and by `global` in a function the module calls; names such a
 ///   function binds only when someone else calls it (`rg:maybeBound`); star imports pass on
-///   what the imported module cannot tell.
+///   what the imported module cannot tell; names bound only when an optional dependency is
+///   installed (`rg:guardedBy`).
 pub fn facts_version(ecosystem: &str) -> i64 {
     match ecosystem {
         "npm" => 4,
@@ -261,6 +262,13 @@ pub fn release_quads(
             &node(symbol_iri(package, module)),
             rg::MAYBE_BOUND,
             &format!("{name}\t{reason}"),
+        );
+    }
+    for (module, name, test) in &facts.guarded {
+        w.str(
+            &node(symbol_iri(package, module)),
+            rg::GUARDED_BY,
+            &format!("{name}\t{test}"),
         );
     }
     lower_relations(&mut w, package, &release, facts);

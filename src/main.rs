@@ -880,6 +880,12 @@ fn run(cli: Cli) -> Result<u8> {
                 if let Some(why) = &c.unknown_reason {
                     println!("  unknown in the requested release: {why}");
                 }
+                if let Some(r) = &c.requires {
+                    println!(
+                        "  only with an optional dependency: {} binds it when `{}` is true",
+                        r.module, r.test
+                    );
+                }
                 if let Some(v) = &c.introduced_in {
                     println!("  first indexed release with it: {v}");
                 }

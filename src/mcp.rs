@@ -515,6 +515,12 @@ fn check_text(c: &VersionCheck) -> String {
             "\nnot proven absent in the requested release: {why}"
         ));
     }
+    if let Some(r) = &c.requires {
+        t.push_str(&format!(
+            "\nonly with an optional dependency: {} binds it when `{}` is true",
+            r.module, r.test
+        ));
+    }
     if let Some(v) = &c.introduced_in {
         t.push_str(&format!("\nfirst indexed release with it: {v}"));
     }
@@ -722,7 +728,7 @@ impl RefgraphServer {
 
     /// Whether a name exists in each indexed release of a package.
     #[tool(
-        description = "Does this API symbol exist in a given release, and in which indexed releases of the package: availability per version, first release with it, release that removed it, deprecation and replacement. An unknown name is a normal answer with available false everywhere. Available is null (with unknown_reason) where a release cannot tell statically: a compiled module without a stub, a module __getattr__ it cannot read, a namespace written at run time; false is always proven.",
+        description = "Does this API symbol exist in a given release, and in which indexed releases of the package: availability per version, first release with it, release that removed it, deprecation and replacement. An unknown name is a normal answer with available false everywhere. Available is null (with unknown_reason) where a release cannot tell statically: a compiled module without a stub, a module __getattr__ it cannot read, a namespace written at run time; false is always proven. requires names the optional-dependency test (is_torch_available()) under which the module binds the name.",
         output_schema = schema_for_output::<VersionCheck>(),
         annotations(read_only_hint = true)
     )]

@@ -135,6 +135,10 @@ pub struct ReleaseFacts {
     /// Names a module holds only once some code runs (a function's `global` binding that the
     /// module does not call itself): `(module, name, reason)`. Asked for, they are unknown.
     pub maybe_bound: Vec<(String, String, String)>,
+    /// Names a module binds only when an optional dependency is installed (transformers'
+    /// `if not is_torch_available(): raise ... else: from .modeling_auto import AutoModel`):
+    /// `(module, name, the test as written)`.
+    pub guarded: Vec<(String, String, String)>,
 }
 
 impl ReleaseFacts {

@@ -67,6 +67,7 @@ pub mod rg {
         REACHABLE_AS = "reachableAs",
         UNKNOWN_MEMBERS = "unknownMembers",
         MAYBE_BOUND = "maybeBound",
+        GUARDED_BY = "guardedBy",
         BOUND_NAMES = "boundNames",
         DEFINED_IN = "definedIn",
         PARENT = "parent",

@@ -386,9 +386,24 @@ pub struct ModuleSyntax {
     /// Module-level `obj.name = ...` with a dotted `obj`: when `obj` is one of the release's
     /// modules, the statement binds `name` in it.
     pub attribute_writes: Vec<AttributeWrite>,
-    /// Names a function binds with `global` when it runs, and the module does not call it:
-    /// `(name, function)`. They exist once someone calls it.
+    /// Names the module holds only once some code runs, with why (completing "mod.name ..."):
+    /// a function's `global` binding that the module does not call itself, or another
+    /// module's `mod.name = ...`. They exist once that code has run.
     pub maybe_bound: Vec<(String, String)>,
+    /// Lines (first, last) that run only when an optional dependency is installed, with the
+    /// test as written (`is_torch_available()`).
+    pub guards: Vec<(usize, usize, String)>,
+}
+
+impl ModuleSyntax {
+    /// The optional-dependency test that line `line` runs under, the innermost one.
+    pub fn guard_at(&self, line: usize) -> Option<&str> {
+        self.guards
+            .iter()
+            .filter(|(a, b, _)| (*a..=*b).contains(&line))
+            .min_by_key(|(a, b, _)| b - a)
+            .map(|(_, _, c)| c.as_str())
+    }
 }
 
 /// `base.dialect = dialect = pysqlite.dialect`, read in the module that runs it.
@@ -505,24 +520,77 @@ pub struct ClassWrites {
     pub dynamic: bool,
 }
 
-/// Reads the writes of a metaclass's body (see [`ClassWrites`]).
+/// Reads the writes of a metaclass's body (see [`ClassWrites`]): in each method, writes on its
+/// first parameter (the class, in `__init__(cls, ...)`; the metaclass, in `__new__(mcs, ...)`)
+/// or on what `...__new__(...)` returned, and `__new__`'s namespace (`attrs["x"] = v`). A
+/// metaclass `__getattr__` can serve any name.
 fn class_writes(body: Node, src: &[u8]) -> ClassWrites {
     let mut out = ClassWrites::default();
-    let mut stack = vec![body];
-    while let Some(node) = stack.pop() {
-        match node.kind() {
-            "assignment" | "augmented_assignment" => {
-                if let Some(left) = node.child_by_field_name("left") {
+    let mut c = body.walk();
+    let methods: Vec<Node> = body
+        .named_children(&mut c)
+        .map(|n| match n.kind() {
+            "decorated_definition" => n.child_by_field_name("definition").unwrap_or(n),
+            _ => n,
+        })
+        .filter(|n| n.kind() == "function_definition")
+        .collect();
+    for method in methods {
+        let name = method.child_by_field_name("name").map(|n| text(n, src));
+        if matches!(name, Some("__getattr__" | "__getattribute__")) {
+            out.dynamic = true;
+        }
+        let params: Vec<String> = method
+            .child_by_field_name("parameters")
+            .map(|p| parse_params(p, src).into_iter().map(|p| p.name).collect())
+            .unwrap_or_default();
+        let mut receivers: Vec<String> = params.first().cloned().into_iter().collect();
+        let namespace = (name == Some("__new__"))
+            .then(|| params.get(3).cloned())
+            .flatten();
+        let Some(body) = method.child_by_field_name("body") else {
+            continue;
+        };
+        let mut stack = vec![body];
+        let mut nodes = Vec::new();
+        while let Some(node) = stack.pop() {
+            if matches!(
+                node.kind(),
+                "function_definition" | "class_definition" | "lambda"
+            ) {
+                continue;
+            }
+            nodes.push(node);
+            let mut c = node.walk();
+            stack.extend(node.named_children(&mut c));
+        }
+        nodes.sort_by_key(|n| n.start_byte());
+        for node in nodes {
+            match node.kind() {
+                "assignment" | "augmented_assignment" => {
+                    let Some(left) = node.child_by_field_name("left") else {
+                        continue;
+                    };
+                    let object = left.child_by_field_name("object").map(|o| text(o, src));
                     match left.kind() {
-                        "attribute" => {
-                            let object = left.child_by_field_name("object").map(|o| text(o, src));
-                            if object.is_some_and(|o| o != "self")
-                                && let Some(a) = left.child_by_field_name("attribute")
-                            {
+                        // `cls = super().__new__(mcs, name, bases, attrs)`: the class made.
+                        "identifier"
+                            if node
+                                .child_by_field_name("right")
+                                .is_some_and(|r| text(r, src).contains("__new__(")) =>
+                        {
+                            receivers.push(text(left, src).to_string());
+                        }
+                        "attribute" if object.is_some_and(|o| receivers.iter().any(|r| r == o)) => {
+                            if let Some(a) = left.child_by_field_name("attribute") {
                                 out.names.push(text(a, src).to_string());
                             }
                         }
-                        "subscript" => {
+                        "subscript"
+                            if left
+                                .child_by_field_name("value")
+                                .is_some_and(|v| Some(text(v, src)) == namespace.as_deref()) =>
+                        {
                             let key = left.child_by_field_name("subscript");
                             match key.and_then(|k| string_literal_value(text(k, src))) {
                                 Some(k) => out.names.push(k),
@@ -532,26 +600,32 @@ fn class_writes(body: Node, src: &[u8]) -> ClassWrites {
                         _ => {}
                     }
                 }
-            }
-            "call"
-                if node
-                    .child_by_field_name("function")
-                    .is_some_and(|f| text(f, src) == "setattr") =>
-            {
-                let mut c = node.walk();
-                let name = node
-                    .child_by_field_name("arguments")
-                    .and_then(|a| a.named_children(&mut c).nth(1))
-                    .and_then(|n| string_literal_value(text(n, src)));
-                match name {
-                    Some(n) => out.names.push(n),
-                    None => out.dynamic = true,
+                "call"
+                    if node
+                        .child_by_field_name("function")
+                        .is_some_and(|f| text(f, src) == "setattr") =>
+                {
+                    let mut c = node.walk();
+                    let args: Vec<Node> = node
+                        .child_by_field_name("arguments")
+                        .map(|a| a.named_children(&mut c).collect())
+                        .unwrap_or_default();
+                    let on_class = args
+                        .first()
+                        .is_some_and(|o| receivers.iter().any(|r| r == text(*o, src)));
+                    if on_class {
+                        match args
+                            .get(1)
+                            .and_then(|n| string_literal_value(text(*n, src)))
+                        {
+                            Some(n) => out.names.push(n),
+                            None => out.dynamic = true,
+                        }
+                    }
                 }
+                _ => {}
             }
-            _ => {}
         }
-        let mut c = node.walk();
-        stack.extend(node.named_children(&mut c));
     }
     out
 }
@@ -690,8 +764,14 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
         deletions: Vec::new(),
         type_checking: Vec::new(),
         type_checking_else: Vec::new(),
+        guards: Vec::new(),
     };
     scope.walk(root);
+    syntax.guards = scope
+        .guards
+        .iter()
+        .map(|(r, c)| (*r.start(), *r.end(), c.clone()))
+        .collect();
     collect_defs(&q.definitions, &scope.defs, src, &mut syntax);
     collect_imports(&q.imports, &scope.statements, src, &mut syntax);
     collect_assignments(&q.assignments, &scope.statements, src, &mut syntax);
@@ -809,12 +889,17 @@ struct Scope<'t> {
     type_checking: Vec<std::ops::RangeInclusive<usize>>,
     /// The module-level ones that have an `else:` (the run-time way to the same names).
     type_checking_else: Vec<std::ops::RangeInclusive<usize>>,
+    /// Blocks that run only when an optional dependency is there, with the test.
+    guards: Vec<(std::ops::RangeInclusive<usize>, String)>,
 }
 
 impl<'t> Scope<'t> {
     fn walk(&mut self, block: Node<'t>) {
         let mut cursor = block.walk();
         for child in block.named_children(&mut cursor) {
+            if matches!(child.kind(), "try_statement" | "if_statement") {
+                self.guard(child);
+            }
             match child.kind() {
                 // A branch only Python 2 takes (`if PY2:`) binds nothing today, and a script's
                 // `if __name__ == "__main__":` nothing on import: walk the other branches.
@@ -867,6 +952,60 @@ impl<'t> Scope<'t> {
                 | "finally_clause" | "block" => self.walk(child),
                 _ => {}
             }
+        }
+    }
+
+    /// Records the block of `node` that runs only when an optional dependency is installed,
+    /// the way transformers and its kin test it:
+    /// `try: if not is_torch_available(): raise ... except ...: ... else: <block>` or
+    /// `if is_torch_available(): <block>`.
+    fn guard(&mut self, node: Node<'t>) {
+        let optional = |c: &str| c.contains("_available(");
+        let (cond, block) = match node.kind() {
+            "if_statement" => {
+                let Some(c) = node.child_by_field_name("condition") else {
+                    return;
+                };
+                (c, node.child_by_field_name("consequence"))
+            }
+            _ => {
+                let Some(body) = node.child_by_field_name("body") else {
+                    return;
+                };
+                let first = body.named_child(0).filter(|s| s.kind() == "if_statement");
+                let raises = first
+                    .and_then(|f| f.child_by_field_name("consequence"))
+                    .and_then(|c| c.named_child(0))
+                    .is_some_and(|r| r.kind() == "raise_statement");
+                let Some(c) = first
+                    .filter(|_| raises)
+                    .and_then(|f| f.child_by_field_name("condition"))
+                    .filter(|c| c.kind() == "not_operator")
+                    .and_then(|c| c.child_by_field_name("argument"))
+                else {
+                    return;
+                };
+                let mut w = node.walk();
+                let otherwise = node
+                    .named_children(&mut w)
+                    .find(|n| n.kind() == "else_clause");
+                (c, otherwise)
+            }
+        };
+        // `not (a() and b())`: the test is what is inside the parentheses.
+        let mut cond = cond;
+        while cond.kind() == "parenthesized_expression"
+            && let Some(inner) = cond.named_child(0)
+        {
+            cond = inner;
+        }
+        let cond = text(cond, self.src);
+        if let Some(block) = block
+            && optional(cond)
+        {
+            let cond = collapse_ws(cond);
+            self.guards
+                .push((line_of(block)..=block.end_position().row + 1, cond));
         }
     }
 
@@ -2513,7 +2652,7 @@ fn collect_global_bindings(root: Node, statements: &[Node], src: &[u8], syntax: 
         let mut c = node.walk();
         stack.extend(node.named_children(&mut c));
     }
-    let mut seen = HashSet::new();
+    let mut reads = Vec::new();
     for (function, names) in found {
         let Some(body) = function.child_by_field_name("body") else {
             continue;
@@ -2559,19 +2698,44 @@ fn collect_global_bindings(root: Node, statements: &[Node], src: &[u8], syntax: 
             .child_by_field_name("name")
             .map(|n| text(n, src))
             .unwrap_or_default();
-        let called = statements
-            .iter()
-            .any(|stmt| squeezed(text(*stmt, src)).starts_with(&format!("{fname}(")));
-        for b in local.bindings {
+        // Only a module-level function can be what a module-level `f(...)` calls.
+        let called = enclosing_def(function).is_none()
+            && statements
+                .iter()
+                .any(|stmt| squeezed(text(*stmt, src)).starts_with(&format!("{fname}(")));
+        reads.push((called, fname, names, local.bindings));
+    }
+    // A function the module calls binds on import: its bindings stand before the others.
+    reads.sort_by_key(|(called, ..)| !called);
+    let mut seen = HashSet::new();
+    for (called, fname, names, bindings) in reads {
+        let later = |name: &str| {
+            format!(
+                "is bound by `global {name}` in {fname}() when that function runs, and the \
+                 module does not call it itself"
+            )
+        };
+        for b in bindings {
             if !names.contains(&b.name) || !seen.insert(b.name.clone()) {
                 continue;
             }
             if !called {
-                syntax.maybe_bound.push((b.name, fname.to_string()));
+                let why = later(&b.name);
+                syntax.maybe_bound.push((b.name, why));
             } else if b.name == "__all__" {
                 syntax.all_refs.push(AllRef::Dynamic);
             } else {
                 syntax.bindings.push(b);
+            }
+        }
+        // Declared global, bound in a way not read here (`for x in`, `with ... as x`, `def`).
+        for n in names {
+            if seen.insert(n.clone()) {
+                let why = format!(
+                    "may be bound by {fname}(), which declares `global {n}` and binds it in a \
+                     way not read statically"
+                );
+                syntax.maybe_bound.push((n, why));
             }
         }
     }

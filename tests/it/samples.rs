@@ -491,13 +491,37 @@ fn availability_is_yes_no_or_unknown_never_a_guessed_no() {
         ("lazyhub.registry.Store.mro", Some(true)),
         ("lazyhub.registry.Store.registry_key", Some(true)),
         ("lazyhub.registry.Store.registered", Some(true)),
+        ("lazyhub.registry.Store.created_by", Some(true)),
+        ("lazyhub.registry.Store.default_bucket", Some(true)),
         ("lazyhub.registry.Store.get", Some(false)),
+        // `_log.last = name` in the metaclass writes another object, not the class.
+        ("lazyhub.registry.Store.last", Some(false)),
     ] {
         assert_eq!(check(name).available_in_requested, answer, "{name}");
     }
+    // Bound only when an optional dependency is installed: available, with the module's test.
+    for name in [
+        "lazyhub.accel.parallel_download",
+        "lazyhub.accel.ParallelUploader",
+    ] {
+        let c = check(name);
+        assert_eq!(c.available_in_requested, Some(true), "{name}");
+        let r = c
+            .requires
+            .unwrap_or_else(|| panic!("{name}: no requirement"));
+        assert_eq!(
+            (r.test.as_str(), r.module.as_str()),
+            ("is_fastxfer_available()", "lazyhub.accel")
+        );
+    }
+    assert_eq!(
+        check("lazyhub.accel.OptionalDependencyNotAvailable").requires,
+        None
+    );
     // A base from outside the release (enum.Enum brings `name` and `value`) or a class
     // decorator (`@plugin` sets a computed name) can add members: unknown, with the reason.
     for (name, why) in [
+        ("lazyhub.registry.Store.__init_subclass__", "dunder"),
         ("lazyhub.registry.Backend.ARCHIVE", "enum.Enum"),
         ("lazyhub.registry.Mirror.plugin_mirror", "@plugin"),
     ] {

@@ -10,11 +10,13 @@ were installed (`uv pip install --target`), so nothing else is importable.
           dependency at its newest version uploaded before the release's own upload (+2 days),
           or before `--floor` when that is later (the oldest date with CPython 3.11 wheels for
           the compiled dependencies). Run without -S: it only downloads.
-  check:  read dotted names (one per line, each optionally followed by a tab and the file that
-          defines it) on stdin and print {name: true|false|"needs X"}: whether `import` plus
-          attribute access reaches each at run time; "needs X" when it does not and its file
-          cannot be imported without X, a dependency outside the release that was not installed
-          (an optional one), so the oracle cannot tell.
+  check:  read dotted names (one per line, each optionally followed by tab-separated fields:
+          the file that defines it, then the module and test of an optional-dependency guard
+          refgraph reports) on stdin and print {name: true|false|"needs X"}: whether `import`
+          plus attribute access reaches each at run time; "needs X" when it does not and either
+          the guard's test, run in its module, fails here, or its file cannot be imported
+          without X, a dependency outside the release that was not installed (an optional
+          one), so the oracle cannot tell.
 
 What `walk` calls public (the definition the surface test in tests/it/surface_oracle.rs holds
 refgraph to):
@@ -122,11 +124,36 @@ def needs(file: str, root: str):
 
 
 def check(line: str, root: str):
-    name, _, file = line.partition("\t")
+    name, file, module, test = (line.split("\t") + ["", "", ""])[:4]
     if reachable(name):
         return True
+    if module and test and not guard_passes(module, test):
+        return f"needs {test}"
     missing = needs(file, root) if file else None
     return f"needs {missing}" if missing else False
+
+
+def guard_passes(module: str, test: str) -> bool:
+    """Whether the optional-dependency test a module makes (`is_torch_available()`), run in
+    that module's namespace, passes here; a test that cannot run counts as passing, so the
+    name is then held to being reachable."""
+    try:
+        namespace = dict(vars(importlib.import_module(module)))
+        # A lazy module (`sys.modules[__name__] = _LazyModule(...)`) has lost its own
+        # imports: take each name the test uses from a loaded module of the same package.
+        root = module.split(".")[0]
+        for name in compile(test, "<guard>", "eval").co_names:
+            if name in namespace:
+                continue
+            for loaded, mod in list(sys.modules.items()):
+                # The module's own dict: no lazy `__getattr__` runs.
+                found = getattr(mod, "__dict__", {}).get(name) if inside(root, loaded) else None
+                if found is not None:
+                    namespace[name] = found
+                    break
+        return bool(eval(test, namespace))
+    except BaseException:
+        return True
 
 
 def reachable(name: str) -> bool:

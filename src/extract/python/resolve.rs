@@ -56,6 +56,8 @@ pub fn resolve_with(
     limits: &crate::extract::ExtractLimits,
 ) -> ReleaseFacts {
     let mut modules = modules;
+    // Before the writes add bindings: a module another one writes to does not import it.
+    let children = children_of(&modules);
     apply_attribute_writes(&mut modules);
     let by_name = modules
         .iter()
@@ -68,11 +70,10 @@ pub fn resolve_with(
         star_exports: vec![BTreeSet::new(); modules.len()],
         all: vec![None; modules.len()],
         all_open: vec![false; modules.len()],
-        children: vec![BTreeSet::new(); modules.len()],
+        children,
         max_chain: limits.max_reexport_depth,
         cut: Default::default(),
     };
-    r.compute_children();
     r.compute_all();
     r.compute_star_exports();
     let mut facts = ReleaseFacts::default();
@@ -92,7 +93,10 @@ pub fn resolve_with(
 }
 
 /// `base.dialect = dialect = x` in module `i` binds `dialect` in the module `base` names, to
-/// what `i` binds (a name `i` does not bind is bound all the same, to nothing readable).
+/// what `i` binds (a name `i` does not bind is bound all the same, to nothing readable). The
+/// name exists as soon as the target can be imported when `i` is a package above it (its
+/// `__init__` runs first); otherwise only once `i` has run, which is not proven. `Foo.x = v`
+/// on a class of `i` itself adds `x` to the class.
 fn apply_attribute_writes(modules: &mut [ModuleSyntax]) {
     let by_name: HashMap<String, usize> = modules
         .iter()
@@ -100,20 +104,32 @@ fn apply_attribute_writes(modules: &mut [ModuleSyntax]) {
         .map(|(i, m)| (m.name.clone(), i))
         .collect();
     let mut added = Vec::new();
+    let mut later = Vec::new();
+    let mut class_names = Vec::new();
     for (i, m) in modules.iter().enumerate() {
         for w in &m.attribute_writes {
             let mut parts = w.object.split('.');
             let head = parts.next().unwrap_or_default();
-            let base = m
-                .bindings
-                .iter()
-                .find(|b| b.name == head && !b.type_only)
-                .and_then(|b| match &b.target {
+            let binding = m.bindings.iter().find(|b| b.name == head && !b.type_only);
+            if binding.is_none()
+                && !w.object.contains('.')
+                && m.defs
+                    .iter()
+                    .any(|d| d.name == head && d.kind == DefKind::Class)
+            {
+                class_names.push((i, head.to_string(), w.name.clone()));
+                continue;
+            }
+            let base = match binding {
+                Some(b) => match &b.target {
                     BindingTarget::Module(t) => Some(t.clone()),
                     BindingTarget::FromImport { module, name } => Some(format!("{module}.{name}")),
                     _ => None,
-                })
-                .or_else(|| m.is_package.then(|| format!("{}.{head}", m.name)));
+                },
+                // `from . import base` is not needed for `base` to name the submodule once
+                // it has been imported.
+                None => m.is_package.then(|| format!("{}.{head}", m.name)),
+            };
             let Some(mut target) = base else { continue };
             for p in parts {
                 target = format!("{target}.{p}");
@@ -122,6 +138,17 @@ fn apply_attribute_writes(modules: &mut [ModuleSyntax]) {
                 continue;
             };
             if j == i {
+                continue;
+            }
+            if !target.starts_with(&format!("{}.", m.name)) {
+                later.push((
+                    j,
+                    w.name.clone(),
+                    format!(
+                        "is set by {} (`{}.{} = ...`) when that module runs",
+                        m.name, w.object, w.name
+                    ),
+                ));
                 continue;
             }
             added.push((
@@ -141,6 +168,81 @@ fn apply_attribute_writes(modules: &mut [ModuleSyntax]) {
     for (j, b) in added {
         modules[j].bindings.push(b);
     }
+    for (j, name, why) in later {
+        modules[j].maybe_bound.push((name, why));
+    }
+    for (i, class, name) in class_names {
+        if let Some(d) = modules[i].defs.iter_mut().find(|d| d.name == class) {
+            d.class_names.push(name);
+        }
+    }
+}
+
+/// Per package, the submodules bound as its attributes once it is imported: importing a
+/// module binds it in its package, so every submodule that the package's import closure
+/// loads is there (`pkg/lomb/__init__.py` does `from .core import x`, and `core` does `from
+/// .impl import y`: `impl` is an attribute of `pkg.lomb`).
+fn children_of(modules: &[ModuleSyntax]) -> Vec<BTreeSet<String>> {
+    let by_name: HashMap<&str, usize> = modules
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.name.as_str(), i))
+        .collect();
+    // What each module's own imports load, as module indices; importing `a.b.c` runs `a`
+    // and `a.b` first.
+    let direct: Vec<Vec<usize>> = modules
+        .iter()
+        .map(|m| {
+            let mut names: Vec<String> = m.star_imports.clone();
+            for b in m.bindings.iter().filter(|b| !b.type_only) {
+                match &b.target {
+                    BindingTarget::Module(t) => names.push(t.clone()),
+                    BindingTarget::FromImport { module, name } => {
+                        names.push(format!("{module}.{name}"));
+                    }
+                    _ => {}
+                }
+            }
+            let mut out = BTreeSet::new();
+            for n in &names {
+                let mut name = n.as_str();
+                loop {
+                    if let Some(&j) = by_name.get(name) {
+                        out.insert(j);
+                    }
+                    match name.rsplit_once('.') {
+                        Some((parent, _)) => name = parent,
+                        None => break,
+                    }
+                }
+            }
+            out.into_iter().collect()
+        })
+        .collect();
+    let mut children = vec![BTreeSet::new(); modules.len()];
+    let mut seen = vec![usize::MAX; modules.len()];
+    for (i, m) in modules.iter().enumerate() {
+        if !m.is_package {
+            continue;
+        }
+        seen[i] = i;
+        let mut queue = vec![i];
+        while let Some(x) = queue.pop() {
+            for &j in &direct[x] {
+                if seen[j] == i {
+                    continue;
+                }
+                seen[j] = i;
+                queue.push(j);
+                if let Some((parent, child)) = modules[j].name.rsplit_once('.')
+                    && parent == m.name
+                {
+                    children[i].insert(child.to_string());
+                }
+            }
+        }
+    }
+    children
 }
 
 fn is_public_name(n: &str) -> bool {
@@ -329,8 +431,9 @@ impl<'a> Resolver<'a> {
         names.extend(self.all[i].iter().flatten().cloned());
         names.extend(
             self.imported_children(i)
-                .into_iter()
-                .filter(|n| is_public_name(n)),
+                .iter()
+                .filter(|n| is_public_name(n))
+                .cloned(),
         );
         names
     }
@@ -339,61 +442,8 @@ impl<'a> Resolver<'a> {
     /// module binds it in its package, so every submodule that `i`'s import closure loads
     /// (`from .core import x` in `pkg/lombscargle/__init__.py`, which does `from
     /// .implementations import y`) is there.
-    fn imported_children(&self, i: usize) -> BTreeSet<String> {
-        self.children[i].clone()
-    }
-
-    fn compute_children(&mut self) {
-        let loads = |m: &ModuleSyntax| -> Vec<String> {
-            let mut out: Vec<String> = m.star_imports.clone();
-            for b in m.bindings.iter().filter(|b| !b.type_only) {
-                match &b.target {
-                    BindingTarget::Module(t) => out.push(t.clone()),
-                    BindingTarget::FromImport { module, name } => {
-                        out.push(module.clone());
-                        out.push(format!("{module}.{name}"));
-                    }
-                    _ => {}
-                }
-            }
-            out
-        };
-        let direct: Vec<Vec<String>> = self.modules.iter().map(loads).collect();
-        for i in 0..self.modules.len() {
-            let m = &self.modules[i];
-            if !m.is_package {
-                continue;
-            }
-            let prefix = format!("{}.", m.name);
-            let mut seen = vec![false; self.modules.len()];
-            seen[i] = true;
-            let mut queue = vec![i];
-            let mut children = BTreeSet::new();
-            while let Some(x) = queue.pop() {
-                for target in &direct[x] {
-                    // Importing `a.b.c` runs `a` and `a.b` first.
-                    let mut name = target.as_str();
-                    loop {
-                        if let Some(j) = self.module(name) {
-                            if let Some(rest) = name.strip_prefix(&prefix)
-                                && !rest.contains('.')
-                            {
-                                children.insert(rest.to_string());
-                            }
-                            if !seen[j] {
-                                seen[j] = true;
-                                queue.push(j);
-                            }
-                        }
-                        match name.rsplit_once('.') {
-                            Some((parent, _)) => name = parent,
-                            None => break,
-                        }
-                    }
-                }
-            }
-            self.children[i] = children;
-        }
+    fn imported_children(&self, i: usize) -> &BTreeSet<String> {
+        &self.children[i]
     }
 
     /// Every name bound in a module, in no particular order.
@@ -418,7 +468,7 @@ impl<'a> Resolver<'a> {
                     .filter(|b| !b.type_only)
                     .map(|b| b.name.clone()),
             )
-            .chain(self.imported_children(i))
+            .chain(self.imported_children(i).iter().cloned())
             .collect()
     }
 
@@ -661,16 +711,26 @@ impl<'a> Resolver<'a> {
             if let Some(reason) = self.unknown_reason(i) {
                 facts.unknown_members.push((m.name.clone(), reason));
             }
-            for (name, function) in &m.maybe_bound {
+            for n in targets.keys() {
+                let binding = m
+                    .bindings
+                    .iter()
+                    .filter(|b| &b.name == n)
+                    .min_by_key(|b| b.type_only)
+                    .map(|b| b.line)
+                    .or_else(|| m.defs.iter().find(|d| &d.name == n).map(|d| d.line));
+                if let Some(test) = binding.and_then(|line| m.guard_at(line)) {
+                    facts
+                        .guarded
+                        .push((m.name.clone(), n.clone(), test.to_string()));
+                }
+            }
+            for (name, why) in &m.maybe_bound {
                 if !namespace.contains(name) {
                     facts.maybe_bound.push((
                         m.name.clone(),
                         name.clone(),
-                        format!(
-                            "{}.{name} is bound by `global {name}` in {function}() when that \
-                             function runs, and the module does not call it itself",
-                            m.name
-                        ),
+                        format!("{}.{name} {why}", m.name),
                     ));
                 }
             }
@@ -1007,23 +1067,31 @@ impl<'a> Resolver<'a> {
             "filename2",
             "characters_written",
         ];
-        // Class decorators that add no public member (dunders and private names only).
+        // Class decorators of the standard library and attrs that add no public member
+        // (dunders and private names only), by where they come from.
         const PLAIN_DECORATORS: &[&str] = &[
-            "dataclass",
-            "total_ordering",
-            "final",
-            "runtime_checkable",
-            "unique",
-            "deprecated",
-            "define",
-            "frozen",
-            "mutable",
-            "attrs",
+            "dataclasses.dataclass",
+            "functools.total_ordering",
+            "typing.final",
+            "typing_extensions.final",
+            "typing.runtime_checkable",
+            "typing_extensions.runtime_checkable",
+            "typing.dataclass_transform",
+            "typing_extensions.dataclass_transform",
+            "typing_extensions.deprecated",
+            "warnings.deprecated",
+            "enum.unique",
             "attr.s",
-            "dataclass_transform",
+            "attr.attrs",
+            "attr.define",
+            "attr.frozen",
+            "attr.mutable",
+            "attrs.define",
+            "attrs.frozen",
+            "attrs.mutable",
         ];
-        // `type` gives every class `mro()`.
-        let mut names = BTreeSet::from(["mro".to_string()]);
+        // `mro` and the dunders of `object` and `type` are answered where classes are asked.
+        let mut names = BTreeSet::new();
         let mut unknown = None;
         for owner in mro {
             match owner {
@@ -1041,8 +1109,13 @@ impl<'a> Resolver<'a> {
                     }
                     for d in &def.decorators {
                         let head = d.split('(').next().unwrap_or(d);
-                        let last = head.rsplit('.').next().unwrap_or(head);
-                        if !PLAIN_DECORATORS.contains(&last) && !PLAIN_DECORATORS.contains(&head) {
+                        // Where the decorator comes from; inside attrs, `attr.s` resolves to
+                        // its own definition.
+                        let origin = match self.resolve_expr(*k, head, &mut HashSet::new()) {
+                            Some(Target::External(e)) => e,
+                            _ => head.to_string(),
+                        };
+                        if !PLAIN_DECORATORS.contains(&origin.as_str()) {
                             unknown.get_or_insert_with(|| {
                                 format!("the class decorator @{head} can add members at run time")
                             });
@@ -1052,13 +1125,13 @@ impl<'a> Resolver<'a> {
                 Target::External(e) => {
                     let base = e.strip_prefix("builtins.").unwrap_or(e);
                     let known: Option<&[&str]> = match base {
-                        "object"
-                        | "Generic"
-                        | "typing.Generic"
+                        "object" | "Generic" | "typing.Generic" => Some(&[]),
+                        // Protocol's metaclass derives from ABCMeta.
+                        "ABC"
+                        | "abc.ABC"
                         | "Protocol"
                         | "typing.Protocol"
-                        | "typing_extensions.Protocol" => Some(&[]),
-                        "ABC" | "abc.ABC" => Some(&["register"]),
+                        | "typing_extensions.Protocol" => Some(&["register"]),
                         "OSError"
                         | "IOError"
                         | "EnvironmentError"
@@ -1933,6 +2006,7 @@ mod tests {
                 "def _preload():\n    global AppenderQuery, token\n    \
                  from .dynamic import AppenderQuery\n    token = make()\n_preload()\n\
                  def lex():\n    global lexer\n    lexer = make()\n\
+                 def setup():\n    global handler\n    for handler in []: pass\n\
                  for pkg in ['a']:\n    if pkg == 'a':\n        from .dynamic import Loader\n",
             ),
             (
@@ -1953,6 +2027,12 @@ mod tests {
                  class Projection: ...\nfor c in CODES:\n    globals()['P_' + c] = make(c)\n",
             ),
             ("sa/models.py", "from .projections import *\n"),
+            // A write from a module that is not a package above the target binds the name only
+            // once it has run; a write on a class of the module adds to the class.
+            (
+                "sa/types.py",
+                "from . import base\nbase.INDEXABLE = object()\nclass Foo: ...\nFoo.extra = 1\n",
+            ),
             (
                 "sa/consts.py",
                 "__all__ = ['A']\nA = 1\nglobals()['B'] = 2\n",
@@ -2013,16 +2093,24 @@ mod tests {
         for name in ["AppenderQuery", "token", "Loader"] {
             assert!(bound("sa.orm", name), "{name}: {:?}", facts.bound_names);
         }
-        // `lex()` binds `lexer` only when someone calls it: neither bound nor absent.
-        assert!(!bound("sa.orm", "lexer"));
-        assert!(
+        // `lex()` binds `lexer` only when someone calls it: neither bound nor absent; so is
+        // a global bound in a way not read, and a name another module sets.
+        let maybe = |m: &str, n: &str, why: &str| {
             facts
                 .maybe_bound
                 .iter()
-                .any(|(m, n, why)| m == "sa.orm" && n == "lexer" && why.contains("lex()")),
+                .any(|(x, y, w)| x == m && y == n && w.contains(why))
+        };
+        assert!(!bound("sa.orm", "lexer"));
+        assert!(maybe("sa.orm", "lexer", "lex()"), "{:?}", facts.maybe_bound);
+        assert!(maybe("sa.orm", "handler", "may be bound by setup()"));
+        assert!(!bound("sa.base", "INDEXABLE"));
+        assert!(
+            maybe("sa.base", "INDEXABLE", "sa.types"),
             "{:?}",
             facts.maybe_bound
         );
+        assert!(bound("sa.types.Foo", "extra"), "{:?}", facts.bound_names);
         assert_eq!(
             symbol(&facts, "sa.power.tt_solve_power").kind,
             SymbolKind::Attribute

@@ -38,11 +38,23 @@ class HubError(Exception):
     retryable = False
 
 
+class _Log:
+    last = None
+
+
+_log = _Log()
+
+
 class _Registered(type):
     def __new__(mcs, name, bases, attrs):
         cls = super().__new__(mcs, name, bases, attrs)
         cls.registry_key = name.lower()
         return cls
+
+    def __init__(self, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        self.created_by = "registry"
+        _log.last = name
 
     def registered(cls):
         """The classes made so far."""
@@ -65,3 +77,6 @@ def plugin(cls):
 @plugin
 class Mirror:
     """A read-only copy of the hub."""
+
+
+Store.default_bucket = "main"
