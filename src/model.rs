@@ -126,8 +126,9 @@ pub struct ReleaseFacts {
     /// Paths that reach a public symbol at run time without exporting it (a module's own
     /// imports): `(path, canonical name)`. Answered available; not listed as aliases.
     pub reachable: Vec<(String, String)>,
-    /// Every name bound in each public module's namespace at run time (underscore names
-    /// included): `(module, names)`.
+    /// The names bound in each public module's or class's namespace at run time (underscore
+    /// names included) that no symbol, alias or reachable path already answers:
+    /// `(module or class, names)`.
     pub bound_names: Vec<(String, Vec<String>)>,
     /// Modules and classes whose members cannot all be told statically, with the reason:
     /// `(qualified name, reason)`. A missing name under them is unknown, not absent.

@@ -681,14 +681,15 @@ impl<'a> Resolver<'a> {
         }
         // 3. Paths that reach a public symbol or module at run time without exporting it: a
         // module's own imports (`rich.align.Segment`), and chains through them.
+        let variable_paths: HashSet<&String> = variables
+            .values()
+            .chain(externals.values())
+            .flatten()
+            .collect();
         for (i, (namespace, targets)) in resolved {
             let m = &self.modules[i];
-            // Every name, `__version__` and `_helper` included: they exist when it runs.
-            if !namespace.is_empty() {
-                facts
-                    .bound_names
-                    .push((m.name.clone(), namespace.iter().cloned().collect()));
-            }
+            // Names a lookup finds (symbols, their aliases, reachable paths) need no table.
+            let mut found: HashSet<&String> = HashSet::new();
             for n in namespace.iter().filter(|n| is_public_name(n)) {
                 let path = format!("{}.{n}", m.name);
                 let target = match targets[n].clone() {
@@ -697,16 +698,28 @@ impl<'a> Resolver<'a> {
                         if self.modules[j].name != path {
                             facts.reachable.push((path, self.modules[j].name.clone()));
                         }
+                        found.insert(n);
                         continue;
                     }
                     _ => None,
                 };
-                if let Some((c, aliases)) = target
-                    && *c != path
-                    && !aliases.contains(&path)
-                {
-                    facts.reachable.push((path, c.clone()));
+                if let Some((c, aliases)) = target {
+                    if *c != path && !aliases.contains(&path) {
+                        facts.reachable.push((path, c.clone()));
+                    }
+                    found.insert(n);
+                } else if variable_paths.contains(&path) {
+                    found.insert(n);
                 }
+            }
+            // Every other name, `__version__` and `_helper` included: they exist when it runs.
+            let table: Vec<String> = namespace
+                .iter()
+                .filter(|n| !found.contains(n))
+                .cloned()
+                .collect();
+            if !table.is_empty() {
+                facts.bound_names.push((m.name.clone(), table));
             }
             if let Some(reason) = self.unknown_reason(i) {
                 facts.unknown_members.push((m.name.clone(), reason));
@@ -1051,8 +1064,9 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// Every name a class holds through its MRO (methods, nested classes, class-body
-    /// assignments, and the few public names of the standard bases it may have), and why
+    /// Every name a class holds through its MRO that is not a public method (private methods,
+    /// nested classes, class-body assignments, and the few public names of the standard bases
+    /// it may have), and why
     /// its members cannot all be told, if so: a base outside the release, a metaclass, or
     /// a class decorator that may add members.
     fn class_namespace(&self, mro: &[Target]) -> (BTreeSet<String>, Option<String>) {
@@ -1099,7 +1113,14 @@ impl<'a> Resolver<'a> {
                     let Some(def) = self.find_def(*k, path) else {
                         continue;
                     };
-                    names.extend(def.members.iter().map(|m| m.name.clone()));
+                    // Public methods are symbols, on the class or on a base it lists; the
+                    // table holds what is not (it is the largest fact a release stores).
+                    names.extend(
+                        def.members
+                            .iter()
+                            .filter(|m| !is_public_name(&m.name) || m.kind == DefKind::Class)
+                            .map(|m| m.name.clone()),
+                    );
                     names.extend(def.member_aliases.iter().map(|a| a.name.clone()));
                     names.extend(def.class_names.iter().cloned());
                     if let Some(meta) = &def.metaclass
@@ -1806,6 +1827,21 @@ mod tests {
         assert_eq!(d.params[1].default.as_deref(), Some("'a'"));
     }
 
+    /// Whether `module.name` exists at run time by the facts: a name in the module's table, a
+    /// path that reaches a symbol, or a symbol's own path.
+    fn binds(facts: &ReleaseFacts, module: &str, name: &str) -> bool {
+        let path = format!("{module}.{name}");
+        facts
+            .bound_names
+            .iter()
+            .any(|(m, names)| m == module && names.iter().any(|n| n == name))
+            || facts.reachable.iter().any(|(p, _)| *p == path)
+            || facts
+                .symbols
+                .iter()
+                .any(|s| s.qualified_name == path || s.aliases.contains(&path))
+    }
+
     fn symbol<'f>(facts: &'f ReleaseFacts, name: &str) -> &'f Symbol {
         facts
             .symbols
@@ -1895,16 +1931,8 @@ mod tests {
                 .iter()
                 .any(|(p, _)| p.starts_with("tf.plain"))
         );
-        let bound = |module: &str| {
-            facts
-                .bound_names
-                .iter()
-                .find(|(m, _)| m == module)
-                .map(|(_, n)| n.clone())
-                .unwrap_or_default()
-        };
-        assert!(bound("tf.getters").contains(&"Model".to_string()));
-        assert!(!bound("tf.getters").contains(&"Iterator".to_string()));
+        assert!(binds(&facts, "tf.getters", "Model"));
+        assert!(!binds(&facts, "tf.getters", "Iterator"));
         assert!(
             facts
                 .unknown_members
@@ -2076,12 +2104,7 @@ mod tests {
             facts.reachable
         );
         assert_eq!(symbol(&facts, "sa.dialect").kind, SymbolKind::Class);
-        let bound = |module: &str, name: &str| {
-            facts
-                .bound_names
-                .iter()
-                .any(|(m, names)| m == module && names.iter().any(|n| n == name))
-        };
+        let bound = |module: &str, name: &str| binds(&facts, module, name);
         assert!(bound("sa.base", "dialect"), "{:?}", facts.bound_names);
         assert!(
             facts
