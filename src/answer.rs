@@ -1678,22 +1678,32 @@ impl Engine {
 
     /// The optional-dependency test under which `name`'s module binds it in `release`.
     fn guard_of(&self, release: &str, name: &str) -> Result<Option<Requirement>, AnswerError> {
+        Ok(self
+            .parent_entry(release, name, crate::vocab::rg::GUARDED_BY)?
+            .map(|(test, module)| Requirement { test, module }))
+    }
+
+    /// What the table `property` of `name`'s parent (entries `name<TAB>value`) says of the
+    /// name, with the parent's qualified name.
+    fn parent_entry(
+        &self,
+        release: &str,
+        name: &str,
+        property: oxigraph::model::NamedNodeRef<'static>,
+    ) -> Result<Option<(String, String)>, AnswerError> {
         let Some((parent, last)) = name.rsplit_once('.') else {
             return Ok(None);
         };
         let prefix = format!("{last}\t");
         for (symbol, qname, _) in self.lookup(release, parent)? {
             let facts = self.facts_of(release, &symbol)?;
-            if let Some(test) = facts
-                .get(crate::vocab::rg::GUARDED_BY.as_str())
+            if let Some(value) = facts
+                .get(property.as_str())
                 .into_iter()
                 .flatten()
                 .find_map(|v| v.strip_prefix(&prefix))
             {
-                return Ok(Some(Requirement {
-                    test: test.to_string(),
-                    module: qname,
-                }));
+                return Ok(Some((value.to_string(), qname)));
             }
         }
         Ok(None)
@@ -1707,20 +1717,11 @@ impl Engine {
         release: &str,
         name: &str,
     ) -> Result<Option<String>, AnswerError> {
-        // A name some function of its module binds with `global` when it runs.
-        if let Some((parent, last)) = name.rsplit_once('.') {
-            let prefix = format!("{last}\t");
-            for (symbol, _, _) in self.lookup(release, parent)? {
-                let facts = self.facts_of(release, &symbol)?;
-                if let Some(reason) = facts
-                    .get(crate::vocab::rg::MAYBE_BOUND.as_str())
-                    .into_iter()
-                    .flatten()
-                    .find_map(|v| v.strip_prefix(&prefix))
-                {
-                    return Ok(Some(reason.to_string()));
-                }
-            }
+        // A name its module holds only once some code runs (`global` in a function).
+        if let Some((reason, _)) =
+            self.parent_entry(release, name, crate::vocab::rg::MAYBE_BOUND)?
+        {
+            return Ok(Some(reason));
         }
         let mut container = name;
         while let Some((parent, _)) = container.rsplit_once('.') {
