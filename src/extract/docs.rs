@@ -116,13 +116,103 @@ pub fn readme_from_metadata(bytes: &[u8]) -> Option<(Vec<u8>, &'static str)> {
 /// The most `[` on one line of a page `rst_to_markdown` parses (10 take 0.1 s).
 const MAX_RST_BRACKETS_PER_LINE: usize = 10;
 
+/// The parser's time grows much faster than the length of a page (xarray 2023.1.0's
+/// `whats-new.rst`: 1,500 lines 0.2 s, 1,800 lines 2.4 s, 6,500 lines more than 5 minutes),
+/// while each of its sections takes milliseconds: a page is parsed in pieces of about this
+/// many lines, cut before a section title.
+const RST_PIECE_LINES: usize = 150;
+
 /// reStructuredText as Markdown: parsed and rendered to HTML (`rst_parser`, `rst_renderer`),
 /// then converted as HTML pages are. Text the parser does not take (it knows no Sphinx
 /// extension) is kept as written rather than lost: headings underlined with `=` and `-` and
-/// indented literal blocks read as Markdown much as they were meant.
+/// indented literal blocks read as Markdown much as they were meant. A long page is parsed
+/// in pieces (see [`RST_PIECE_LINES`]), each given the page's title styles first so that its
+/// headings keep their levels.
 pub fn rst_to_markdown(rst: &str, extra_remove: &[String]) -> String {
+    let lines: Vec<&str> = rst.lines().collect();
+    // Where each line starts in `rst`, and its end: a piece is a slice of the page as written.
+    let offsets: Vec<usize> = std::iter::once(0)
+        .chain(rst.split_inclusive('\n').scan(0, |at, l| {
+            *at += l.len();
+            Some(*at)
+        }))
+        .collect();
+    let titles = rst_titles(&lines);
+    let mut styles: Vec<(bool, char)> = Vec::new();
+    let mut out: Vec<String> = Vec::new();
+    let mut start = 0;
+    let mut cuts = titles.iter().map(|t| (t.first_line, t.style)).peekable();
+    while start < lines.len() {
+        // The styles in use before this piece, in the order the page introduces them.
+        let before = styles.clone();
+        let mut end = lines.len();
+        while let Some(&(line, style)) = cuts.peek() {
+            if line > start && line - start >= RST_PIECE_LINES {
+                end = line;
+                break;
+            }
+            if !styles.contains(&style) {
+                styles.push(style);
+            }
+            cuts.next();
+        }
+        out.push(rst_piece_to_markdown(
+            &rst[offsets[start]..offsets[end]],
+            &before,
+            extra_remove,
+        ));
+        start = end;
+    }
+    out.join("\n\n")
+}
+
+/// A section title found by [`rst_titles`]: the line it starts on (its overline, if any) and
+/// its style (overlined, adornment character), which is what gives a title its level.
+struct RstTitle {
+    first_line: usize,
+    style: (bool, char),
+}
+
+/// The section titles of a page, in order: a line of text at the left margin underlined (and
+/// perhaps overlined) by one repeated punctuation character at least as long as the text.
+fn rst_titles(lines: &[&str]) -> Vec<RstTitle> {
+    let adornment = |l: &str| -> Option<char> {
+        let l = l.trim_end();
+        let c = l.chars().next()?;
+        (l.chars().count() >= 3 && c.is_ascii_punctuation() && l.chars().all(|x| x == c))
+            .then_some(c)
+    };
+    let mut titles = Vec::new();
+    let mut i = 0;
+    while i + 1 < lines.len() {
+        let text = lines[i];
+        let is_text = !text.trim().is_empty()
+            && !text.starts_with(char::is_whitespace)
+            && adornment(text).is_none();
+        let width = text.trim_end().chars().count();
+        match adornment(lines[i + 1]) {
+            Some(c) if is_text && lines[i + 1].trim_end().chars().count() >= width => {
+                let overlined = i > 0 && adornment(lines[i - 1]) == Some(c);
+                titles.push(RstTitle {
+                    first_line: if overlined { i - 1 } else { i },
+                    style: (overlined, c),
+                });
+                i += 2;
+            }
+            _ => i += 1,
+        }
+    }
+    titles
+}
+
+/// The text of the hidden titles that give a piece the levels of the page before it.
+const RST_LEVEL_MARKER: &str = "Refgraphhiddenlevelmarker";
+
+/// One piece of a page (see [`rst_to_markdown`]): `styles` are the title styles the page used
+/// before it, set out first as hidden titles and removed from the result.
+fn rst_piece_to_markdown(rst: &str, styles: &[(bool, char)], extra_remove: &[String]) -> String {
     // The parser backtracks exponentially on the square brackets of one line (footnote
-    // references: 16 `[a] ` on a line take 4 s, 20 more than 10 s): such a page is kept as
+    // references: 16 `[a] ` on a line take 4 s, 20 more than 10 s): such a piece is kept as
     // written rather than hang the ingest.
     if rst
         .lines()
@@ -130,9 +220,21 @@ pub fn rst_to_markdown(rst: &str, extra_remove: &[String]) -> String {
     {
         return rst.to_string();
     }
+    let mut preamble = String::new();
+    for &(overlined, c) in styles {
+        let rule = c.to_string().repeat(RST_LEVEL_MARKER.len());
+        if overlined {
+            preamble.push_str(&rule);
+            preamble.push('\n');
+        }
+        preamble.push_str(&format!("{RST_LEVEL_MARKER}\n{rule}\n\n"));
+    }
     // The grammar wants the text to end in one newline; a panic in the parser must not take
     // the ingest down.
-    let source = format!("{}\n", sphinx_as_plain_rst(&without_images(rst)).trim_end());
+    let source = format!(
+        "{preamble}{}\n",
+        sphinx_as_plain_rst(&without_images(rst)).trim_end()
+    );
     quiet_rst_parser_panics();
     let html = std::panic::catch_unwind(|| {
         let doc = rst_parser::parse(&source).ok()?;
@@ -143,6 +245,14 @@ pub fn rst_to_markdown(rst: &str, extra_remove: &[String]) -> String {
     .ok()
     .flatten();
     html.and_then(|h| html_to_markdown(&h, extra_remove).ok())
+        .map(|md| {
+            md.lines()
+                .filter(|l| l.trim_start_matches('#').trim() != RST_LEVEL_MARKER)
+                .collect::<Vec<_>>()
+                .join("\n")
+                .trim()
+                .to_string()
+        })
         .filter(|md| !md.trim().is_empty())
         .unwrap_or_else(|| rst.to_string())
 }
@@ -1150,6 +1260,27 @@ mod tests {
         let badges = ".. image:: https://badgen.net/pypi/v/marshmallow\n    :target: https://pypi.org/project/marshmallow/\n    :alt: Latest version\n\nText.\n";
         assert_eq!(rst_to_markdown(badges, &[]).trim(), "Text.");
         assert!(s[0].identifiers.iter().any(|m| m.name == "fields.Str"));
+        // A long page is parsed in pieces; headings keep the levels the whole page gives them,
+        // overlined titles included, and nothing is lost at the cuts.
+        let mut long = String::from("#####\nNews\n#####\n\nIntro.\n\n");
+        for v in 0..2 * RST_PIECE_LINES {
+            long.push_str(&format!(
+                "v{v}\n----\n\nFeatures\n~~~~~~~~\n\n- Added ``f{v}``.\n\n"
+            ));
+        }
+        let md = rst_to_markdown(&long, &[]);
+        let headings: Vec<&str> = md.lines().filter(|l| l.starts_with('#')).collect();
+        assert_eq!(headings.len(), 1 + 4 * RST_PIECE_LINES, "{md}");
+        assert_eq!(headings[0], "# News");
+        for v in [0, RST_PIECE_LINES, 2 * RST_PIECE_LINES - 1] {
+            let at = headings.iter().position(|h| *h == format!("## v{v}"));
+            assert!(
+                at.is_some_and(|i| headings[i + 1] == "### Features"),
+                "v{v}: {md}"
+            );
+            assert!(md.contains(&format!("Added `f{v}`.")), "{md}");
+        }
+        assert!(!md.contains(RST_LEVEL_MARKER), "{md}");
         // What the parser does not take is kept as written, never lost.
         let odd = "Title\n=====\n\n.. autoclass:: marshmallow.Schema\n   :members:\n\n`unclosed";
         assert!(rst_to_markdown(odd, &[]).contains("Title"));
