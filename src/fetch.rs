@@ -154,17 +154,23 @@ fn get_json<T: serde::de::DeserializeOwned>(url: &str) -> Result<Option<T>, Fetc
 /// Picks the archive to read: a pure-Python wheel, else any wheel (the Python sources are the
 /// same in each), else the sdist.
 fn pick(files: &[FileJson]) -> Option<&FileJson> {
-    let live: Vec<&FileJson> = files.iter().filter(|f| !f.yanked).collect();
-    let live = if live.is_empty() {
-        files.iter().collect()
-    } else {
-        live
-    };
+    let live = live_or_yanked(files);
     live.iter()
         .find(|f| f.packagetype == "bdist_wheel" && f.filename.ends_with("-none-any.whl"))
         .or_else(|| live.iter().find(|f| f.packagetype == "bdist_wheel"))
         .copied()
         .or_else(|| sdist(&live))
+}
+
+/// The files not yanked; if a release was yanked whole (transformers 4.46.0), all of them: the
+/// release was asked for by its version, and its files are still what it shipped.
+fn live_or_yanked(files: &[FileJson]) -> Vec<&FileJson> {
+    let live: Vec<&FileJson> = files.iter().filter(|f| !f.yanked).collect();
+    if live.is_empty() {
+        files.iter().collect()
+    } else {
+        live
+    }
 }
 
 /// The source distribution among `files`: `.tar.gz` preferred, else `.zip`.
@@ -218,7 +224,7 @@ pub fn fetch_pypi_sdist(
     progress: &dyn Fn(u64, u64),
 ) -> Result<Fetched, FetchError> {
     fetch_pypi_file(name, version, cache_dir, progress, &|files| {
-        sdist(&files.iter().filter(|f| !f.yanked).collect::<Vec<_>>())
+        sdist(&live_or_yanked(files))
     })
 }
 
@@ -614,5 +620,25 @@ mod tests {
             "x-1-cp311-cp311-manylinux.whl"
         );
         assert_eq!(pick(&files[..1]).unwrap().filename, "x-1.tar.gz");
+    }
+
+    #[test]
+    fn a_release_yanked_whole_is_still_read_a_live_file_is_preferred() {
+        let yanked = |name, kind| FileJson {
+            yanked: true,
+            ..f(name, kind)
+        };
+        // transformers 4.46.0: wheel and sdist both yanked.
+        let whole = vec![
+            yanked("x-1-py3-none-any.whl", "bdist_wheel"),
+            yanked("x-1.tar.gz", "sdist"),
+        ];
+        assert_eq!(pick(&whole).unwrap().filename, "x-1-py3-none-any.whl");
+        assert_eq!(
+            sdist(&live_or_yanked(&whole)).unwrap().filename,
+            "x-1.tar.gz"
+        );
+        let some = vec![yanked("x-1.tar.gz", "sdist"), f("x-1.zip", "sdist")];
+        assert_eq!(sdist(&live_or_yanked(&some)).unwrap().filename, "x-1.zip");
     }
 }
