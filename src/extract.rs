@@ -57,7 +57,10 @@ impl Language {
         }
         match self {
             Language::Python => {
-                path.ends_with(".py") || path.ends_with(".pyi") || compiled_module(path).is_some()
+                path.ends_with(".py")
+                    || path.ends_with(".pyi")
+                    || compiled_module(path).is_some()
+                    || is_build_config(path)
             }
             Language::JavaScript => javascript::reads(path),
             Language::OpenApi => {
@@ -155,6 +158,14 @@ pub fn compiled_module(path: &str) -> Option<&str> {
         || tag.starts_with("cp3")
         || tag.starts_with("pypy");
     (tagged && !module.rsplit('/').next()?.contains('.')).then_some(module)
+}
+
+/// An sdist's build configuration, at its root (perhaps inside the sdist's one wrapper folder):
+/// where it declares the folder its packages live in (see `ingest::declared_package_root`).
+pub fn is_build_config(path: &str) -> bool {
+    let path = path.trim_start_matches("./");
+    let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+    (name == "pyproject.toml" || name == "setup.cfg") && !dir.contains('/')
 }
 
 /// The 1-based line a node starts on.

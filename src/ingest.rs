@@ -431,24 +431,39 @@ fn read_tar_gz(
     Ok((out.files, out.diags))
 }
 
-/// Keeps the files of importable packages: the `src/` layout is unwrapped, and top-level
-/// helper scripts of an sdist (setup.py, noxfile.py, docs/) are dropped.
+/// Keeps the files of importable packages: the folder an sdist's build configuration declares
+/// its packages in (SQLAlchemy's `lib/`, orjson's `pysrc/`), else the `src/` layout, is
+/// unwrapped; top-level helper scripts of an sdist (setup.py, noxfile.py, docs/) are dropped.
 fn select_package_files(files: Vec<SourceFile>) -> Vec<SourceFile> {
-    let has_src_layout = files
+    let (configs, files): (Vec<SourceFile>, Vec<SourceFile>) = files
+        .into_iter()
+        .partition(|f| crate::extract::is_build_config(&f.path));
+    let setup_py = files.iter().find(|f| f.path == "setup.py");
+    let root = configs
         .iter()
-        .any(|f| f.path.starts_with("src/") && f.path.ends_with("__init__.py"));
-    let files: Vec<SourceFile> = if has_src_layout {
-        files
-            .into_iter()
-            .filter_map(|f| {
-                f.path.strip_prefix("src/").map(|p| SourceFile {
-                    path: p.to_string(),
-                    text: f.text,
+        .chain(setup_py)
+        .filter(|f| !f.path.contains('/'))
+        .find_map(|f| declared_package_root(&f.path, &String::from_utf8_lossy(&f.text)))
+        .or_else(|| {
+            files
+                .iter()
+                .any(|f| f.path.starts_with("src/") && f.path.ends_with("__init__.py"))
+                .then(|| "src".to_string())
+        });
+    let files: Vec<SourceFile> = match root {
+        Some(root) => {
+            let prefix = format!("{root}/");
+            files
+                .into_iter()
+                .filter_map(|f| {
+                    f.path.strip_prefix(&prefix).map(|p| SourceFile {
+                        path: p.to_string(),
+                        text: f.text,
+                    })
                 })
-            })
-            .collect()
-    } else {
-        files
+                .collect()
+        }
+        None => files,
     };
     // Top-level folders that are packages, or namespace folders holding packages.
     let packages: std::collections::BTreeSet<String> = files
@@ -479,6 +494,88 @@ fn select_package_files(files: Vec<SourceFile>) -> Vec<SourceFile> {
             None => !SCRIPTS.contains(&f.path.as_str()),
         })
         .collect()
+}
+
+/// The folder (relative to the sdist's root) a build configuration declares the import
+/// packages in, when it is not the root: setuptools' `package_dir = {"": "lib"}` or
+/// `packages.find` `where` (setup.cfg, pyproject.toml or a literal in setup.py), maturin's
+/// `python-source`. `None` when the file declares none (or the root itself).
+fn declared_package_root(path: &str, text: &str) -> Option<String> {
+    let clean = |dir: &str| {
+        let dir = dir
+            .trim()
+            .trim_matches(|c| c == '"' || c == '\'')
+            .trim_end_matches('/');
+        let dir = dir.trim_start_matches("./");
+        (!dir.is_empty() && dir != "." && !dir.contains("..")).then(|| dir.to_string())
+    };
+    match path {
+        "pyproject.toml" => {
+            let doc: toml::Table = toml::from_str(text).ok()?;
+            let tool = doc.get("tool")?.as_table()?;
+            let maturin = tool
+                .get("maturin")
+                .and_then(|m| m.get("python-source"))
+                .and_then(|v| v.as_str());
+            let setuptools = tool.get("setuptools");
+            let package_dir = setuptools
+                .and_then(|s| s.get("package-dir"))
+                .and_then(|d| d.get(""))
+                .and_then(|v| v.as_str());
+            let find_where = setuptools
+                .and_then(|s| s.get("packages"))
+                .and_then(|p| p.get("find"))
+                .and_then(|f| f.get("where"))
+                .and_then(|w| w.as_array())
+                .and_then(|w| w.first())
+                .and_then(|v| v.as_str());
+            maturin.or(package_dir).or(find_where).and_then(clean)
+        }
+        "setup.cfg" => {
+            // INI: `package_dir =` with `=lib` on its line or the next, in `[options]`;
+            // `where = lib` in `[options.packages.find]`.
+            let mut section = "";
+            let mut lines = text.lines().peekable();
+            while let Some(line) = lines.next() {
+                let t = line.trim();
+                if let Some(name) = t.strip_prefix('[').and_then(|n| n.strip_suffix(']')) {
+                    section = name.trim();
+                    continue;
+                }
+                let Some((key, value)) = t.split_once('=') else {
+                    continue;
+                };
+                match (section, key.trim()) {
+                    ("options", "package_dir") => {
+                        let mut values = vec![value.to_string()];
+                        while let Some(next) = lines.next_if(|l| l.starts_with([' ', '\t'])) {
+                            values.push(next.to_string());
+                        }
+                        // `=lib`: the empty package name maps to `lib`.
+                        if let Some(dir) = values
+                            .iter()
+                            .find_map(|v| v.trim().strip_prefix('=').and_then(clean))
+                        {
+                            return Some(dir);
+                        }
+                    }
+                    ("options.packages.find", "where") => return clean(value),
+                    _ => {}
+                }
+            }
+            None
+        }
+        "setup.py" => {
+            // `package_dir={"": "lib"}` written as a literal.
+            let at = text.find("package_dir")?;
+            let rest = text[at..].split_once('{')?.1.split_once('}')?.0;
+            let (key, dir) = rest.split_once(':')?;
+            matches!(key.trim(), "\"\"" | "''")
+                .then(|| clean(dir))
+                .flatten()
+        }
+        _ => None,
+    }
 }
 
 /// A registry release named on a command line or in a request: `pkg:pypi/NAME@VERSION`,
@@ -771,5 +868,55 @@ mod tests {
         ]);
         let paths: Vec<_> = kept.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, vec!["pkg/__init__.py", "pkg/core.py"]);
+    }
+
+    #[test]
+    fn the_package_folder_an_sdist_declares_is_read() {
+        let f = |p: &str, text: &str| SourceFile {
+            path: p.into(),
+            text: text.as_bytes().to_vec(),
+        };
+        let tree = |config: SourceFile| {
+            select_package_files(vec![
+                config,
+                f("setup.py", ""),
+                f("lib/pkg/__init__.py", ""),
+                f("lib/pkg/core.py", ""),
+                f("test/__init__.py", ""),
+                f("examples/__init__.py", ""),
+            ])
+            .into_iter()
+            .map(|f| f.path)
+            .collect::<Vec<_>>()
+        };
+        let want = vec!["pkg/__init__.py", "pkg/core.py"];
+        // As SQLAlchemy 2.0's setup.cfg writes it.
+        let cfg = "[metadata]\nname = x\n\n[options]\npackages = find:\npackage_dir =\n\t=lib\ninstall_requires =\n\tgreenlet\n";
+        assert_eq!(tree(f("setup.cfg", cfg)), want);
+        let find = "[options.packages.find]\nwhere = lib\n";
+        assert_eq!(tree(f("setup.cfg", find)), want);
+        let maturin = "[tool.maturin]\npython-source = \"lib\"\n";
+        assert_eq!(tree(f("pyproject.toml", maturin)), want);
+        let setuptools = "[tool.setuptools.package-dir]\n\"\" = \"lib\"\n";
+        assert_eq!(tree(f("pyproject.toml", setuptools)), want);
+        let setup_py = "setup(name='x', package_dir={'': 'lib'}, packages=find_packages('lib'))";
+        assert_eq!(
+            select_package_files(vec![
+                f("setup.py", setup_py),
+                f("lib/pkg/__init__.py", ""),
+                f("tests/t.py", "")
+            ])
+            .into_iter()
+            .map(|f| f.path)
+            .collect::<Vec<_>>(),
+            vec!["pkg/__init__.py"]
+        );
+        // No declaration: the folders at the root holding packages, as before.
+        let none = tree(f("pyproject.toml", "[project]\nname = \"x\"\n"));
+        assert_eq!(none, ["lib/pkg/__init__.py", "lib/pkg/core.py"]);
+        assert!(crate::extract::is_build_config(
+            "SQLAlchemy-2.0.30/setup.cfg"
+        ));
+        assert!(!crate::extract::is_build_config("a/b/setup.cfg"));
     }
 }

@@ -115,6 +115,26 @@ pub(crate) fn ingest_release(store: &Store, rel: &Release, cache: &Path) {
     .unwrap();
 }
 
+/// Fetches the release's source distribution from PyPI (cached) and ingests it into `store`:
+/// what a release with no wheel gives refgraph to read.
+pub(crate) fn ingest_sdist(store: &Store, rel: &Release, cache: &Path) {
+    let id = PackageId::new("pypi", rel.name);
+    let fetched =
+        refgraph::fetch::fetch_pypi_sdist(rel.name, rel.version, &cache.join("pypi"), &|_, _| {})
+            .unwrap_or_else(|e| panic!("fetching the sdist of {} {}: {e}", rel.name, rel.version));
+    let (files, diags) = read_release(&fetched.path, Language::Python, &Limits::default()).unwrap();
+    ingest_files(
+        store,
+        &id,
+        rel.version,
+        &files,
+        diags,
+        &fetched.url,
+        Some(fetched.sha256),
+    )
+    .unwrap();
+}
+
 pub(crate) fn oracle(rel: &Release, cache: &Path) -> Value {
     let site = cache
         .join("site")
