@@ -61,6 +61,7 @@ impl Language {
                     || path.ends_with(".pyi")
                     || compiled_module(path).is_some()
                     || is_build_config(path)
+                    || builds_in_folder(path)
             }
             Language::JavaScript => javascript::reads(path),
             Language::OpenApi => {
@@ -166,6 +167,18 @@ pub fn is_build_config(path: &str) -> bool {
     let path = path.trim_start_matches("./");
     let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
     (name == "pyproject.toml" || name == "setup.cfg") && !dir.contains('/')
+}
+
+/// A file of an unbuilt release (an sdist, a source tree) that builds compiled modules into
+/// its folder: a Cython declaration (`.pxd`), C or C++ source, or a `meson.build`. Its name is
+/// the fact; its bytes are never read. A module such a folder is missing may be one the build
+/// makes (h5py's `defs`, generated from `api_gen.py`).
+pub fn builds_in_folder(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name == "meson.build"
+        || [".pxd", ".c", ".cpp", ".cc", ".cxx"]
+            .iter()
+            .any(|e| name.ends_with(e))
 }
 
 /// The 1-based line a node starts on.

@@ -244,7 +244,9 @@ fn read_tree(
             if !meta.is_file() || !language.reads(&rel) {
                 continue;
             }
-            if crate::extract::compiled_module(&rel).is_some() {
+            if crate::extract::compiled_module(&rel).is_some()
+                || crate::extract::builds_in_folder(&rel)
+            {
                 files.push(SourceFile {
                     path: rel,
                     text: Vec::new(),
@@ -342,8 +344,10 @@ impl<'a> ArchiveFiles<'a> {
             return Ok(());
         };
         let rel = rename.map_or(rel.clone(), |f| f(rel));
-        if crate::extract::compiled_module(&rel).is_some() {
-            // Its name is the fact (a module without source); its bytes are never read.
+        if crate::extract::compiled_module(&rel).is_some() || crate::extract::builds_in_folder(&rel)
+        {
+            // Its name is the fact (a module without source, a folder a build writes into);
+            // its bytes are never read.
             self.files.push(SourceFile {
                 path: rel,
                 text: Vec::new(),
@@ -439,6 +443,21 @@ fn select_package_files(files: Vec<SourceFile>) -> Vec<SourceFile> {
         .into_iter()
         .partition(|f| crate::extract::is_build_config(&f.path));
     let setup_py = files.iter().find(|f| f.path == "setup.py");
+    // An unbuilt release (an sdist, a source tree) has its build configuration at the root;
+    // a wheel has none, and the C sources or `.pxd` files it ships build nothing.
+    let unbuilt = setup_py.is_some() || configs.iter().any(|f| !f.path.contains('/'));
+    // maturin builds a Rust module into the package (polars.polars): the configuration is
+    // kept as the fact that says so.
+    let maturin = configs
+        .iter()
+        .find(|f| f.path == "pyproject.toml")
+        .filter(|f| {
+            toml::from_str::<toml::Table>(&String::from_utf8_lossy(&f.text))
+                .ok()
+                .and_then(|d| d.get("tool")?.get("maturin").cloned())
+                .is_some()
+        })
+        .cloned();
     let root = configs
         .iter()
         .chain(setup_py)
@@ -450,6 +469,10 @@ fn select_package_files(files: Vec<SourceFile>) -> Vec<SourceFile> {
                 .any(|f| f.path.starts_with("src/") && f.path.ends_with("__init__.py"))
                 .then(|| "src".to_string())
         });
+    let files: Vec<SourceFile> = files
+        .into_iter()
+        .filter(|f| unbuilt || !crate::extract::builds_in_folder(&f.path))
+        .collect();
     let files: Vec<SourceFile> = match root {
         Some(root) => {
             let prefix = format!("{root}/");
@@ -493,6 +516,7 @@ fn select_package_files(files: Vec<SourceFile>) -> Vec<SourceFile> {
             Some((top, _)) => packages.contains(top) && !SCRIPTS.contains(&top),
             None => !SCRIPTS.contains(&f.path.as_str()),
         })
+        .chain(maturin)
         .collect()
 }
 
@@ -871,6 +895,44 @@ mod tests {
     }
 
     #[test]
+    fn build_sources_are_kept_only_where_a_build_will_run() {
+        let f = |p: &str| SourceFile {
+            path: p.into(),
+            text: vec![],
+        };
+        let paths = |files: Vec<SourceFile>| {
+            select_package_files(files)
+                .into_iter()
+                .map(|f| f.path)
+                .collect::<Vec<_>>()
+        };
+        let package = || {
+            vec![
+                f("pkg/__init__.py"),
+                f("pkg/_speed.pxd"),
+                f("pkg/src/geos.c"),
+                f("pkg/meson.build"),
+            ]
+        };
+        // A wheel: built already; its C sources and `.pxd` files build nothing.
+        assert_eq!(paths(package()), ["pkg/__init__.py"]);
+        // An sdist: the build writes compiled modules beside them.
+        let mut sdist = package();
+        sdist.push(f("setup.py"));
+        assert_eq!(
+            paths(sdist),
+            [
+                "pkg/__init__.py",
+                "pkg/_speed.pxd",
+                "pkg/src/geos.c",
+                "pkg/meson.build"
+            ]
+        );
+        assert!(crate::extract::builds_in_folder("a/b/x.cpp"));
+        assert!(!crate::extract::builds_in_folder("a/b/x.py"));
+    }
+
+    #[test]
     fn the_package_folder_an_sdist_declares_is_read() {
         let f = |p: &str, text: &str| SourceFile {
             path: p.into(),
@@ -895,8 +957,12 @@ mod tests {
         assert_eq!(tree(f("setup.cfg", cfg)), want);
         let find = "[options.packages.find]\nwhere = lib\n";
         assert_eq!(tree(f("setup.cfg", find)), want);
+        // maturin's configuration is kept: it says the build makes a Rust module.
         let maturin = "[tool.maturin]\npython-source = \"lib\"\n";
-        assert_eq!(tree(f("pyproject.toml", maturin)), want);
+        assert_eq!(
+            tree(f("pyproject.toml", maturin)),
+            ["pkg/__init__.py", "pkg/core.py", "pyproject.toml"]
+        );
         let setuptools = "[tool.setuptools.package-dir]\n\"\" = \"lib\"\n";
         assert_eq!(tree(f("pyproject.toml", setuptools)), want);
         let setup_py = "setup(name='x', package_dir={'': 'lib'}, packages=find_packages('lib'))";

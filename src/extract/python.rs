@@ -101,8 +101,10 @@ pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits
     });
     modules.extend(namespace_packages(&chosen));
     modules.extend(compiled_modules(files, &chosen));
-    for (syntax, mut diags) in parsed {
+    let builds = build_reasons(files, &chosen);
+    for (mut syntax, mut diags) in parsed {
         diagnostics.append(&mut diags);
+        syntax.builds = builds.get(syntax.name.as_str()).cloned();
         modules.push(syntax);
     }
     let parsed_at = std::time::Instant::now();
@@ -170,6 +172,49 @@ fn compiled_modules(
         .collect();
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out.dedup_by(|a, b| a.name == b.name);
+    out
+}
+
+/// The packages of an unbuilt release (an sdist, a source tree) whose build makes compiled
+/// modules that are not among its files, with the reason: a folder holding `.pxd`, C sources
+/// or a `meson.build` ([`crate::extract::builds_in_folder`], kept by ingest only for unbuilt
+/// releases), and every top-level package when `pyproject.toml` configures maturin.
+fn build_reasons(
+    files: &[SourceFile],
+    chosen: &[(ModuleName, &SourceFile, Option<&SourceFile>)],
+) -> std::collections::HashMap<String, String> {
+    let packages: HashSet<&str> = chosen
+        .iter()
+        .filter(|(m, _, _)| m.is_package)
+        .map(|(m, _, _)| m.dotted.as_str())
+        .collect();
+    let mut out = std::collections::HashMap::new();
+    for f in files {
+        if f.path == "pyproject.toml" {
+            for top in packages.iter().filter(|p| !p.contains('.')) {
+                out.entry(top.to_string()).or_insert_with(|| {
+                    format!(
+                        "the release is read from its sources, and pyproject.toml builds a \
+                         Rust extension module (maturin) into {top}: a submodule not among its \
+                         files may be that one"
+                    )
+                });
+            }
+        } else if crate::extract::builds_in_folder(&f.path)
+            && let Some((folder, _)) = f.path.rsplit_once('/')
+        {
+            let dotted = folder.replace('/', ".");
+            if packages.contains(dotted.as_str()) {
+                out.entry(dotted.clone()).or_insert_with(|| {
+                    format!(
+                        "the release is read from its sources, and {} builds compiled modules \
+                         in {dotted}: a submodule not among its files may be one of them",
+                        f.path
+                    )
+                });
+            }
+        }
+    }
     out
 }
 
@@ -377,6 +422,9 @@ pub struct ModuleSyntax {
     pub attaches_stub: bool,
     /// A compiled extension module with no source or stub: nothing of it can be read.
     pub compiled: bool,
+    /// Why the package's submodules are not all among the release's files: an unbuilt release
+    /// whose build makes compiled modules in it (see [`build_reasons`]).
+    pub builds: Option<String>,
     /// The names a module `__getattr__` serves, when its body can be read (`if name ==
     /// "__version__": ...` ending in `raise AttributeError`).
     pub getattr_serves: Option<Vec<String>>,

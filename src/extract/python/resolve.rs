@@ -311,6 +311,9 @@ impl<'a> Resolver<'a> {
                 m.name, m.file
             ));
         }
+        if let Some(reason) = &m.builds {
+            return Some(reason.clone());
+        }
         if m.has_module_getattr() && !m.attaches_stub {
             return Some(format!(
                 "{} defines a module __getattr__, which can serve more names at run time",
@@ -2013,6 +2016,46 @@ mod tests {
                 facts.reachable
             );
         }
+    }
+
+    #[test]
+    fn packages_an_unbuilt_release_builds_into_are_unknown_not_empty() {
+        let unknown = |list: &[(&str, &str)]| {
+            extract(&files(list))
+                .unknown_members
+                .into_iter()
+                .collect::<Vec<_>>()
+        };
+        // shapely's sdist: `lib` is built from `_geos.pxd` and C sources beside it.
+        let shapely = unknown(&[
+            ("sh/__init__.py", "from .lib import GEOSException\n"),
+            ("sh/_geos.pxd", ""),
+            ("sh/plain/__init__.py", "X = 1\n"),
+        ]);
+        assert!(
+            shapely
+                .iter()
+                .any(|(m, why)| m == "sh" && why.contains("sh/_geos.pxd")),
+            "{shapely:?}"
+        );
+        assert!(!shapely.iter().any(|(m, _)| m == "sh.plain"), "{shapely:?}");
+        // polars' sdist: maturin builds `polars.polars` from Rust.
+        let polars = unknown(&[
+            (
+                "pyproject.toml",
+                "[tool.maturin]\nmodule-name = \"pl.pl\"\n",
+            ),
+            ("pl/__init__.py", "from pl.pl import col\n"),
+        ]);
+        assert!(
+            polars
+                .iter()
+                .any(|(m, why)| m == "pl" && why.contains("maturin")),
+            "{polars:?}"
+        );
+        // The same package without them: its missing module is a proven absence.
+        let plain = unknown(&[("pl/__init__.py", "X = 1\n")]);
+        assert!(!plain.iter().any(|(m, _)| m == "pl"), "{plain:?}");
     }
 
     #[test]
