@@ -11,7 +11,6 @@ mod entity;
 mod sparql;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -40,8 +39,9 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// Largest request body accepted, in bytes.
     pub max_body_bytes: usize,
-    /// Where `POST /api/releases` caches downloads (the same cache as `refgraph add`).
-    pub cache_dir: PathBuf,
+    /// How `POST /api/releases` fetches and stores a release: the cache and limits of
+    /// `refgraph add` with the same options.
+    pub ingester: crate::ingest::Ingester,
 }
 
 #[derive(Clone)]
@@ -386,28 +386,14 @@ async fn add_release(
             );
         }
     };
-    let cache = state.opts.cache_dir.clone();
+    let ingester = state.opts.ingester.clone();
     let out = blocking(&state, move |e| {
-        crate::ingest::fetch_and_ingest(
-            e.store(),
-            &body.release,
-            &cache,
-            &crate::ingest::Limits::default(),
-            &|_, _| {},
-        )
+        ingester.add(e.store(), &body.release, &|_, _| {})
     })
     .await;
     match out {
         Ok(Ok(report)) => {
-            if state.engine.text_index_handle().is_some() {
-                let release = report.release.clone();
-                let engine = state.engine.clone();
-                tokio::task::spawn_blocking(move || {
-                    if let Err(e) = engine.sync_index(false, &|_, _, _| {}) {
-                        tracing::warn!("text index not updated for {release}: {e}");
-                    }
-                });
-            }
+            state.engine.index_in_background(report.release.clone());
             (StatusCode::CREATED, axum::Json(report)).into_response()
         }
         Ok(Err(e)) => {
@@ -435,7 +421,10 @@ mod tests {
             cors_origins: Vec::new(),
             allowed_hosts: Vec::new(),
             max_body_bytes: 1 << 20,
-            cache_dir: PathBuf::from("/nonexistent"),
+            ingester: crate::ingest::Ingester {
+                cache: std::path::PathBuf::from("/nonexistent"),
+                limits: crate::ingest::Limits::default(),
+            },
         }
     }
 

@@ -629,24 +629,57 @@ pub enum AddError {
     Ingest(#[from] IngestError),
 }
 
-/// Fetches `release` (see [`registry_release`]) from PyPI or npm into `cache` (one folder per
-/// ecosystem, digests verified) and ingests it into `store`: what `refgraph add` and
-/// `POST /api/releases` do.
-pub fn fetch_and_ingest(
-    store: &Store,
-    release: &str,
-    cache: &Path,
-    limits: &Limits,
-    progress: &dyn Fn(u64, u64),
-) -> Result<IngestReport, AddError> {
-    let (id, version) = registry_release(release).map_err(AddError::BadRelease)?;
-    let fetched = fetch_release(&id, &version, cache, progress)?;
-    ingest_fetched(store, &id, &version, &fetched, limits)
+/// How registry releases are fetched and stored, built once from the command line and used
+/// by every path that adds one: `refgraph add` and `sync`, a release a project pins that the
+/// MCP server fetches, `POST /api/releases`. One value, so that no path falls back to default
+/// limits or another cache.
+#[derive(Debug, Clone)]
+pub struct Ingester {
+    /// Registry downloads and release lists (`DATA/cache`, one folder per ecosystem).
+    pub cache: PathBuf,
+    /// What one release may hold before it is refused.
+    pub limits: Limits,
+}
+
+impl Ingester {
+    /// Fetches `release` (see [`registry_release`]) from PyPI or npm into the cache (digests
+    /// verified) and ingests it into `store`.
+    pub fn add(
+        &self,
+        store: &Store,
+        release: &str,
+        progress: &dyn Fn(u64, u64),
+    ) -> Result<IngestReport, AddError> {
+        let (id, version) = registry_release(release).map_err(AddError::BadRelease)?;
+        let fetched = self.fetch(&id, &version, progress)?;
+        self.store(store, &id, &version, &fetched)
+    }
+
+    /// Downloads (or finds in the cache) one release's archive; see [`fetch_release`].
+    pub fn fetch(
+        &self,
+        id: &PackageId,
+        version: &str,
+        progress: &dyn Fn(u64, u64),
+    ) -> Result<crate::fetch::Fetched, AddError> {
+        fetch_release(id, version, &self.cache, progress)
+    }
+
+    /// Reads a fetched archive within the limits and stores it; see [`ingest_fetched`].
+    pub fn store(
+        &self,
+        store: &Store,
+        id: &PackageId,
+        version: &str,
+        fetched: &crate::fetch::Fetched,
+    ) -> Result<IngestReport, AddError> {
+        ingest_fetched(store, id, version, fetched, &self.limits)
+    }
 }
 
 /// Downloads (or finds in `cache`) the archive of one PyPI or npm release, digest verified.
 /// Needs no store: `refgraph sync` fetches several at once and ingests them one by one.
-pub fn fetch_release(
+fn fetch_release(
     id: &PackageId,
     version: &str,
     cache: &Path,
@@ -670,7 +703,7 @@ pub fn fetch_release(
 }
 
 /// Reads a fetched archive and stores it as release `version` of `id`.
-pub fn ingest_fetched(
+fn ingest_fetched(
     store: &Store,
     id: &PackageId,
     version: &str,

@@ -713,7 +713,7 @@ fn run(cli: Cli) -> Result<u8> {
             match http {
                 None => {
                     let projects = refgraph::mcp::roots::ProjectOptions {
-                        fetch_cache: (!offline).then(|| data.join("cache")),
+                        fetch: (!offline).then(|| ingester(&cli, &data)),
                         ..Default::default()
                     };
                     rt.block_on(refgraph::mcp::serve_stdio(engine, log, projects))?
@@ -725,7 +725,7 @@ fn run(cli: Cli) -> Result<u8> {
                         cors_origins: cors_origin.clone(),
                         allowed_hosts: allow_host.clone(),
                         max_body_bytes: *max_body,
-                        cache_dir: data.join("cache"),
+                        ingester: ingester(&cli, &data),
                     };
                     let writes = if opts.token.is_some() {
                         "writes need the token"
@@ -1394,7 +1394,7 @@ fn add(
         targets.push((r.as_str(), id, version));
     }
     let store = Store::open(&store_path(data))?;
-    let limits = limits(cli);
+    let ingester = ingester(cli, data);
     let mut failed = 0;
     let mut stored = Vec::new();
     for (asked, id, version) in targets {
@@ -1414,21 +1414,15 @@ fn add(
             }
         };
         let result = match spec {
-            None => refgraph::ingest::fetch_and_ingest(
-                &store,
-                asked,
-                &data.join("cache"),
-                &limits,
-                &progress,
-            )
-            .map_err(anyhow::Error::from),
+            None => ingester
+                .add(&store, asked, &progress)
+                .map_err(anyhow::Error::from),
             Some(spec) => add_spec(
                 &store,
-                data,
+                &ingester,
                 (&id, &version),
                 spec,
                 as_package,
-                &limits,
                 &progress,
             ),
         };
@@ -1467,6 +1461,15 @@ fn limits(cli: &Cli) -> Limits {
                 .max_reexport_depth
                 .unwrap_or(d.extract.max_reexport_depth),
         },
+    }
+}
+
+/// How every command and server path fetches and stores registry releases: the data
+/// folder's cache and the limits the command line sets.
+fn ingester(cli: &Cli, data: &Path) -> refgraph::ingest::Ingester {
+    refgraph::ingest::Ingester {
+        cache: data.join("cache"),
+        limits: limits(cli),
     }
 }
 
@@ -1572,11 +1575,10 @@ fn sync(
         }
     };
     let opts = SyncOptions {
-        cache: data.join("cache"),
+        ingester: ingester(cli, data),
         jobs,
         transitive: all,
         versions_max_age: versions_max_age(refresh),
-        limits: limits(cli),
     };
     let report = refgraph::project::sync::sync(&store, &project, &opts, &on)?;
     bar.finish_and_clear();
@@ -1626,20 +1628,16 @@ fn sync(
 /// `pkg:generic` package `as_package` names (or the one derived from the npm name).
 fn add_spec(
     store: &Store,
-    data: &Path,
+    ingester: &refgraph::ingest::Ingester,
     (id, version): (&PackageId, &str),
     spec: &str,
     as_package: Option<&str>,
-    limits: &Limits,
     progress: &dyn Fn(u64, u64),
 ) -> Result<refgraph::ingest::IngestReport> {
     let purl = id.release_purl(version);
-    let fetched = refgraph::fetch::fetch_npm(
-        id,
-        version,
-        &data.join("cache").join(&id.ecosystem),
-        progress,
-    )?;
+    let limits = &ingester.limits;
+    let fetched =
+        refgraph::fetch::fetch_npm(id, version, &ingester.cache.join(&id.ecosystem), progress)?;
     let target = spec_package(id, as_package)?;
     let (files, diags) = read_release(&fetched.path, Language::OpenApi, limits)?;
     let want = spec.trim_start_matches("./").trim_start_matches("package/");

@@ -346,6 +346,21 @@ impl Engine {
         })
     }
 
+    /// After a server stored `release`: brings the text index up to date on a blocking thread
+    /// of the tokio runtime, if there is an index. A failure is logged; the release stays
+    /// stored and answers lookups meanwhile.
+    pub fn index_in_background(self: &std::sync::Arc<Self>, release: String) {
+        if self.text_index_handle().is_none() {
+            return;
+        }
+        let engine = self.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = engine.sync_index(false, &|_, _, _| {}) {
+                tracing::warn!("text index not updated for {release}: {e}");
+            }
+        });
+    }
+
     /// Brings the text index in line with the store: releases missing from it, indexed from an
     /// older ingest, or lacking vectors now that a model is installed are (re)indexed; releases
     /// no longer stored are dropped. `force` reindexes everything. Returns the releases indexed.

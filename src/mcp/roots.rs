@@ -22,9 +22,10 @@ use crate::project::{Project, Resolution};
 /// What the server may do for project pins.
 #[derive(Debug, Clone)]
 pub struct ProjectOptions {
-    /// Where registry downloads and release lists are cached; `None`: never fetch (pinned
-    /// releases that are not indexed are reported, ranges resolve against indexed releases).
-    pub fetch_cache: Option<PathBuf>,
+    /// How pinned releases that are not indexed are fetched and stored (registry release
+    /// lists are cached in its cache too); `None`: never fetch (they are reported, and ranges
+    /// resolve against indexed releases).
+    pub fetch: Option<crate::ingest::Ingester>,
     /// How long a registry's release list is reused.
     pub versions_max_age: Duration,
     /// Read projects at all: off for HTTP sessions, whose client's paths are not this
@@ -35,7 +36,7 @@ pub struct ProjectOptions {
 impl Default for ProjectOptions {
     fn default() -> Self {
         ProjectOptions {
-            fetch_cache: None,
+            fetch: None,
             versions_max_age: Duration::from_secs(24 * 3600),
             read_projects: true,
         }
@@ -160,15 +161,17 @@ impl Roots {
         engine: &Engine,
         package: &PackageId,
     ) -> Result<(Vec<String>, String), String> {
-        match &self.opts.fetch_cache {
-            Some(cache) => {
-                crate::fetch::registry_versions(package, cache, self.opts.versions_max_age)
-                    .map(|v| {
-                        let what = crate::project::sync::registry_name(package);
-                        (v.versions, what.to_string())
-                    })
-                    .map_err(|e| e.to_string())
-            }
+        match &self.opts.fetch {
+            Some(ingester) => crate::fetch::registry_versions(
+                package,
+                &ingester.cache,
+                self.opts.versions_max_age,
+            )
+            .map(|v| {
+                let what = crate::project::sync::registry_name(package);
+                (v.versions, what.to_string())
+            })
+            .map_err(|e| e.to_string()),
             None => engine
                 .indexed_versions(&package.purl())
                 .map(|v| (v, "indexed releases".into()))
@@ -290,7 +293,7 @@ impl Roots {
             Err(AnswerError::UnknownPackage { .. } | AnswerError::NothingIndexed) => Vec::new(),
             other => return other,
         };
-        let Some(cache) = self.opts.fetch_cache.clone() else {
+        let Some(ingester) = self.opts.fetch.clone() else {
             return Err(missing(indexed, None));
         };
         // One fetch at a time: two calls about one missing release fetch it once.
@@ -301,26 +304,13 @@ impl Roots {
         let release = format!("{}@{}", pin.package, pin.version);
         tracing::info!("fetching {release} ({})", pin.how);
         let fetched = on_worker(engine, move |e| {
-            crate::ingest::fetch_and_ingest(
-                e.store(),
-                &release,
-                &cache,
-                &crate::ingest::Limits::default(),
-                &|_, _| {},
-            )
+            ingester.add(e.store(), &release, &|_, _| {})
         })
         .await?;
         match fetched {
             Ok(report) => {
                 tracing::info!("ingested {} for a project pin", report.release);
-                if engine.text_index_handle().is_some() {
-                    let engine = engine.clone();
-                    tokio::task::spawn_blocking(move || {
-                        if let Err(e) = engine.sync_index(false, &|_, _, _| {}) {
-                            tracing::warn!("text index not updated: {e}");
-                        }
-                    });
-                }
+                engine.index_in_background(report.release);
                 on_worker(engine, choose()).await?
             }
             Err(e) => Err(missing(indexed, Some(e.to_string()))),

@@ -2,7 +2,6 @@
 //! Downloads run on several threads; ingests run one at a time, as each download lands (the
 //! store takes one bulk load at a time, and each one is atomic).
 
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -13,16 +12,15 @@ use crate::model::PackageId;
 use crate::store::Store;
 
 pub struct SyncOptions {
-    /// Registry downloads and release lists are cached here (`DATA/cache`).
-    pub cache: PathBuf,
+    /// Fetches each release (into `DATA/cache`, where release lists are cached too) and
+    /// stores it within the command line's limits.
+    pub ingester: crate::ingest::Ingester,
     /// Downloads at once.
     pub jobs: usize,
     /// Also the packages only a lockfile lists.
     pub transitive: bool,
     /// How long a cached release list is trusted.
     pub versions_max_age: Duration,
-    /// Archive limits for each release read.
-    pub limits: crate::ingest::Limits,
 }
 
 /// What happened to one dependency.
@@ -77,7 +75,7 @@ pub fn sync(
     let stored = engine.releases()?;
     let find = |release: &str| stored.iter().find(|r| r.release == release);
     let resolved = project.resolve_all(opts.transitive, &mut |p| {
-        crate::fetch::registry_versions(p, &opts.cache, opts.versions_max_age)
+        crate::fetch::registry_versions(p, &opts.ingester.cache, opts.versions_max_age)
             .map(|v| (v.versions, registry_name(p).to_string()))
             .map_err(|e| e.to_string())
     });
@@ -136,7 +134,7 @@ pub fn sync(
                     };
                     let release = id.release_purl(&version);
                     on(Event::Fetching(&release));
-                    let got = crate::ingest::fetch_release(&id, &version, &opts.cache, &|_, _| {});
+                    let got = opts.ingester.fetch(&id, &version, &|_, _| {});
                     if tx.send((at, id, version, why, got)).is_err() {
                         break;
                     }
@@ -146,9 +144,7 @@ pub fn sync(
         drop(tx);
         for (at, id, version, why, got) in rx {
             let release = id.release_purl(&version);
-            let result = got.and_then(|f| {
-                crate::ingest::ingest_fetched(store, &id, &version, &f, &opts.limits)
-            });
+            let result = got.and_then(|f| opts.ingester.store(store, &id, &version, &f));
             match result {
                 Ok(report) => {
                     on(Event::Ingested(&release));

@@ -519,6 +519,41 @@ fn a_release_is_ingested_over_http_with_the_token() {
     );
 }
 
+/// `POST /api/releases` reads a release within the limits `serve` was given, as `refgraph
+/// add` does (it once used the defaults whatever the command line said).
+#[test]
+fn a_release_posted_over_http_is_held_to_the_serve_limits() {
+    let token_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(token_file.path(), "t0ken").unwrap();
+    let token = token_file.path().to_str().unwrap();
+    let post = |server: &Server| {
+        let mut r = agent()
+            .post(server.url("/api/releases"))
+            .header("Authorization", "Bearer t0ken")
+            .send_json(serde_json::json!({"release": "pkg:pypi/six@1.16.0"}))
+            .unwrap();
+        (r.status().as_u16(), r.body_mut().read_to_string().unwrap())
+    };
+    // six 1.16.0's wheel holds 6 entries.
+    let strict = Server::start(&["--token-file", token, "--max-entries", "3"]);
+    let (status, body) = post(&strict);
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("6 entries (limit 3)"), "{body}");
+    let (_, _, releases) = get(&strict.url("/api/releases"), None);
+    assert!(!releases.contains("six"), "nothing stored: {releases}");
+    // A file over --max-file-bytes is skipped: six has one module, so nothing is left.
+    let small_files = Server::start(&["--token-file", token, "--max-file-bytes", "300"]);
+    let (status, body) = post(&small_files);
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body.contains("six.py:1: file larger than 300 bytes; skipped"),
+        "{body}"
+    );
+    // With the default limits the release is stored.
+    let (status, body) = post(&Server::start(&["--token-file", token]));
+    assert_eq!(status, 201, "{body}");
+}
+
 /// A cartesian product is cut at the timeout while another client's queries keep answering
 /// within 100 ms each.
 #[test]

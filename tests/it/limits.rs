@@ -279,3 +279,43 @@ fn the_cli_passes_the_recursion_limits_to_the_extractors() {
     let d = ingest(&spec, "pkg:generic/deep", &["--max-ref-hops", "128"], None);
     assert!(!d.contains("--max-ref-hops"), "{d}");
 }
+
+/// `refgraph add` holds a registry release to the archive limits, by flag and by environment,
+/// and stores nothing it refused. (`serve` holds `POST /api/releases` and the releases a
+/// project pins to the same limits: tests/it/http.rs and tests/it/project.rs.)
+#[test]
+fn add_holds_a_fetched_release_to_the_archive_limits() {
+    let data = tempfile::tempdir().unwrap();
+    let refgraph = |args: &[&str], env: Option<(&str, &str)>| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_refgraph"));
+        c.arg("--data-dir").arg(data.path()).args(args);
+        if let Some((k, v)) = env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    };
+    // six 1.16.0's wheel holds 6 entries.
+    for (args, env) in [
+        (&["add", "--no-index", "--max-entries", "3"][..], None),
+        (
+            &["add", "--no-index"][..],
+            Some(("REFGRAPH_MAX_ENTRIES", "3")),
+        ),
+    ] {
+        let mut args = args.to_vec();
+        args.push("pkg:pypi/six@1.16.0");
+        let out = refgraph(&args, env);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} {env:?} passed");
+        assert!(err.contains("6 entries (limit 3)"), "{err}");
+    }
+    let listed = refgraph(&["--json", "releases"], None);
+    let releases: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(releases, serde_json::json!([]));
+    let out = refgraph(&["add", "--no-index", "pkg:pypi/six@1.16.0"], None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

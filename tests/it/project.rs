@@ -651,6 +651,18 @@ fn mcp_answers_for_the_release_each_root_pins() {
         missing["structured"]["indexed"],
         serde_json::json!(["7.1.2", "8.1.7"])
     );
+
+    // A pin fetched by the server is read within the limits `serve` was given, as `refgraph
+    // add` reads it (it once used the defaults whatever the command line said).
+    let strict = tempfile::tempdir().unwrap();
+    let seen = run_roots_client(strict.path(), &a, &b, &["--max-entries", "3"]);
+    let refused = &seen["a_detail"];
+    assert_eq!(refused["is_error"], true, "{refused}");
+    let text = refused["text"].as_str().unwrap();
+    assert!(
+        text.contains("entries (limit 3)") && text.contains("not indexed"),
+        "{text}"
+    );
 }
 
 /// The sync report's item for `package`.
