@@ -474,6 +474,18 @@ impl Default for QueryLimits {
     }
 }
 
+impl QueryLimits {
+    /// When a server answers a client whose query has not finished: the time limit, plus 0.2 s
+    /// for a query stopping on time to report its own cut. The limit is a promise kept by the
+    /// servers (HTTP `/sparql`, the MCP `sparql_query` tool), not left to the evaluator:
+    /// oxigraph checks its cancellation token only as it reads the store, and an aggregate
+    /// over a cartesian product runs on for seconds after the token is cancelled (it gathers
+    /// one error per remaining row). Queries are read-only, so answering first loses nothing.
+    pub fn answer_by(&self) -> Duration {
+        self.timeout + Duration::from_millis(200)
+    }
+}
+
 /// A byte range of [`NameTable::text`] or [`NameTable::keys`].
 type Span = (u32, u32);
 

@@ -957,7 +957,13 @@ impl RefgraphServer {
         &self,
         Parameters(a): Parameters<SparqlArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let out = self.blocking(move |e| e.sparql(&a.query)).await?;
+        // The time limit is kept here, not left to the evaluator (see `QueryLimits::answer_by`).
+        let limits = self.engine.limits;
+        let work = self.blocking(move |e| e.sparql(&a.query));
+        let out = match tokio::time::timeout(limits.answer_by(), work).await {
+            Ok(out) => out?,
+            Err(_) => Err(AnswerError::Timeout(limits.timeout)),
+        };
         match out {
             Ok(v) => {
                 let n = v["results"]["bindings"].as_array().map(Vec::len);

@@ -362,11 +362,16 @@ async fn answer(state: AppState, req: Request, headers: &HeaderMap) -> Response 
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
     let format = req.format.clone();
-    let _slot = match query_slot(&state).await {
+    let slot = match query_slot(&state).await {
         Ok(s) => s,
         Err(r) => return r.into_response(),
     };
-    let out = blocking(&state, move |engine| {
+    let timeout = state.engine.limits.timeout;
+    let cut = token.clone();
+    let work = blocking(&state, move |engine| {
+        // The slot is held until the evaluation has really stopped, which can be after the
+        // client was answered (below).
+        let _slot = slot;
         let limits = engine.limits;
         let results = engine
             .store()
@@ -376,8 +381,15 @@ async fn answer(state: AppState, req: Request, headers: &HeaderMap) -> Response 
                 e => Failure::Internal(e.to_string()),
             })?;
         serialize(results, format.as_deref(), accept_header.as_deref(), limits)
-    })
-    .await;
+    });
+    // The time limit is kept here, not left to the evaluator (see `QueryLimits::answer_by`).
+    let out = match tokio::time::timeout(state.engine.limits.answer_by(), work).await {
+        Ok(out) => out,
+        Err(_) => {
+            cut.cancel();
+            return Failure::Timeout(timeout).into_response();
+        }
+    };
     match out {
         Ok(Ok(Some(doc))) => {
             let mut r =

@@ -584,10 +584,11 @@ fn a_runaway_query_is_cut_while_others_keep_answering() {
     let (status, body, took) = slow.join().unwrap();
     assert_eq!(status, 503, "{body}");
     assert!(body.contains("time limit"), "{body}");
-    // Uncut, the product runs for minutes; the margin is for the other tests sharing the two
-    // cores (the oracle tests run node and Python meanwhile): 4.65 s was seen under that load.
+    // Uncut, the product runs for minutes. The server answers at the limit (plus 0.2 s for
+    // the query to report its own cut) whether or not the evaluation has stopped yet: before
+    // it did, 5.6 s was seen on a loaded fresh machine.
     assert!(
-        took < Duration::from_millis(5500),
+        took < Duration::from_millis(3600),
         "cut at the 3 s timeout, took {took:?}"
     );
     // Every answer within 100 ms; the test suite runs other tests on the same two cores

@@ -214,3 +214,49 @@ async fn tools_answer_with_version_lines_structured_content_and_clear_errors() {
     client.cancel().await.unwrap();
     server.await.unwrap();
 }
+
+/// The `sparql_query` tool answers at its time limit even when the evaluation takes seconds
+/// more to notice it was cancelled (an aggregate over a cartesian product), and the server
+/// keeps answering.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runaway_sparql_query_is_answered_at_the_time_limit() {
+    let mut engine = acme();
+    engine.limits.timeout = std::time::Duration::from_secs(1);
+    let engine = Arc::new(engine);
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let server = tokio::spawn(async move {
+        let running = RefgraphServer::new(engine)
+            .serve(server_io)
+            .await
+            .expect("server starts");
+        running.waiting().await.ok();
+    });
+    let client = ().serve(client_io).await.expect("client connects");
+    let started = std::time::Instant::now();
+    let runaway = call(
+        &client,
+        "sparql_query",
+        json!({"query": "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"}),
+    )
+    .await;
+    let took = started.elapsed();
+    assert_eq!(runaway.is_error, Some(true));
+    assert!(
+        text_of(&runaway).contains("stopped after 1s"),
+        "{}",
+        text_of(&runaway)
+    );
+    assert!(
+        took < std::time::Duration::from_millis(1500),
+        "cut at the 1 s limit, took {took:?}"
+    );
+    let rows = call(
+        &client,
+        "sparql_query",
+        json!({"query": "ASK { GRAPH ?g { ?s ?p ?o } }"}),
+    )
+    .await;
+    assert_eq!(rows.is_error, Some(false), "{}", text_of(&rows));
+    client.cancel().await.unwrap();
+    server.abort();
+}
