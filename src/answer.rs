@@ -5,19 +5,21 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use oxigraph::model::{Literal, NamedNode, NamedNodeRef, Term};
+use oxigraph::model::{Literal, NamedNodeRef, Term};
 use oxigraph::sparql::{CancellationToken, QueryResults, QuerySolution, SparqlEvaluator};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::lower::{kind_of_class, symbol_iri};
+use crate::lower::{kind_name, kind_of_class, name_rows, symbol_iri};
 use crate::model::PackageId;
 use crate::queries;
-use crate::store::{Store, StoreError};
+pub use crate::store::ReleaseInfo;
+use crate::store::{Store, StoreError, get_str, iri, term_value};
+use crate::version::version_key;
 
 mod docs;
 pub mod usage;
-pub use docs::{DocHit, DocPage, DocQuery, DocSearch, DocsReport};
+pub use docs::{DocHit, DocPage, DocQuery, DocSearch};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnswerError {
@@ -132,57 +134,6 @@ fn candidates_text(c: &[Candidate]) -> String {
 impl From<oxigraph::sparql::QueryEvaluationError> for AnswerError {
     fn from(e: oxigraph::sparql::QueryEvaluationError) -> Self {
         AnswerError::Store(StoreError::Query(e))
-    }
-}
-
-/// One indexed release.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ReleaseInfo {
-    /// Package URL without version, e.g. `pkg:pypi/click`.
-    pub package: String,
-    pub ecosystem: String,
-    pub name: String,
-    pub version: String,
-    /// The release's IRI and named graph, e.g. `pkg:pypi/click@8.1.7`.
-    pub release: String,
-    pub symbols: i64,
-    pub ingested_at: String,
-    pub source: String,
-    /// The facts version that wrote the release's graph (0: before the property existed); a
-    /// release of another version than [`crate::lower::facts_version`] gives for its
-    /// ecosystem is stale, see [`ReleaseInfo::stale`].
-    pub facts_version: i64,
-    /// Whether another version of refgraph wrote it (its facts version is not the one
-    /// [`crate::lower::facts_version`] gives for its ecosystem): its facts may differ from
-    /// what this one extracts from the same files; re-ingest it to compare like with like.
-    pub stale: bool,
-    /// When doc pages were last added with `refgraph docs` (they live in `<release>/docs`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub docs_added_at: Option<String>,
-}
-
-impl ReleaseInfo {
-    /// What to tell a user about a stale release, `None` when it is current.
-    pub fn stale_note(&self) -> Option<String> {
-        self.stale.then(|| {
-            format!(
-                "{}@{} was stored by another version of refgraph (facts version {}, this one writes {}): ingest it again from {} (`refgraph add` for a registry release, `refgraph ingest PATH` for files) so its facts match",
-                self.package,
-                self.version,
-                self.facts_version,
-                crate::lower::facts_version(&self.ecosystem),
-                self.source
-            )
-        })
-    }
-
-    /// What the text index records to know whether its chunks of this release are current:
-    /// the ingest time, and the time doc pages were added, if they were.
-    pub fn index_stamp(&self) -> String {
-        match &self.docs_added_at {
-            Some(d) => format!("{} docs {d}", self.ingested_at),
-            None => self.ingested_at.clone(),
-        }
     }
 }
 
@@ -623,25 +574,6 @@ impl NameTable {
     }
 }
 
-/// The rows of a stored name table (`rg:nameTable`): (name, canonical name, kind). A row's
-/// canonical name is left empty where it is the name itself, as it is for most names.
-pub(crate) fn name_rows(table: &str) -> impl Iterator<Item = (&str, &str, &str)> {
-    let bytes = table.as_bytes();
-    let mut start = 0;
-    memchr::memchr_iter(b'\n', bytes).filter_map(move |end| {
-        let line = &table[start..end];
-        start = end + 1;
-        let t1 = memchr::memchr(b'\t', line.as_bytes())?;
-        let rest = &line[t1 + 1..];
-        let t2 = memchr::memchr(b'\t', rest.as_bytes())?;
-        let name = &line[..t1];
-        let qname = &rest[..t2];
-        let kind = &rest[t2 + 1..];
-        let kind = &kind[..memchr::memchr(b'\t', kind.as_bytes()).unwrap_or(kind.len())];
-        Some((name, if qname.is_empty() { name } else { qname }, kind))
-    })
-}
-
 /// How often each character occurs in `s`, for [`jaro_winkler_bound`]; `None` unless `s` is
 /// ASCII, not empty and short enough for the counts to fit.
 fn char_counts(s: &str) -> Option<[u8; 128]> {
@@ -766,25 +698,6 @@ fn lit(s: &str) -> Term {
     Literal::new_simple_literal(s).into()
 }
 
-pub(crate) fn iri(s: &str) -> Term {
-    NamedNode::new_unchecked(s).into()
-}
-
-pub(crate) fn get_str(s: &QuerySolution, var: &str) -> Option<String> {
-    s.get(var).map(term_value)
-}
-
-/// A term's lexical value: the IRI, the literal's text, the blank node's id.
-fn term_value(t: &Term) -> String {
-    match t {
-        Term::Literal(l) => l.value().to_string(),
-        Term::NamedNode(n) => n.as_str().to_string(),
-        Term::BlankNode(b) => b.as_str().to_string(),
-        #[allow(unreachable_patterns)]
-        _ => t.to_string(),
-    }
-}
-
 fn get_int(s: &QuerySolution, var: &str) -> Option<i64> {
     get_str(s, var).and_then(|v| v.parse().ok())
 }
@@ -799,46 +712,6 @@ fn is_python_class(symbol: &str, facts: &BTreeMap<String, Vec<String>>) -> bool 
         && facts
             .get(oxigraph::model::vocab::rdf::TYPE.as_str())
             .is_some_and(|types| types.iter().any(|t| kind_name(t) == "class"))
-}
-
-pub(crate) fn kind_name(type_iri: &str) -> String {
-    kind_of_class(type_iri)
-        .map(|k| k.as_str().to_string())
-        .unwrap_or_else(|| "symbol".into())
-}
-
-/// Orders versions the way PEP 440 and semver mostly agree: numeric parts numerically, and a
-/// pre-release (`1.0rc1`, `1.0.0-beta`) before its final release.
-pub fn version_key(v: &str) -> (Vec<u64>, bool, String) {
-    let v = v.trim_start_matches('v');
-    let mut nums = Vec::new();
-    let mut rest = "";
-    for (i, part) in v.split('.').enumerate() {
-        let digits: String = part.chars().take_while(|c| c.is_ascii_digit()).collect();
-        if digits.is_empty() {
-            rest = &v[v
-                .split('.')
-                .take(i)
-                .map(|p| p.len() + 1)
-                .sum::<usize>()
-                .min(v.len())..];
-            break;
-        }
-        nums.push(digits.parse().unwrap_or(u64::MAX));
-        if digits.len() < part.len() {
-            let offset: usize = v.split('.').take(i).map(|p| p.len() + 1).sum();
-            rest = &v[offset + digits.len()..];
-            break;
-        }
-    }
-    while nums.last() == Some(&0) && nums.len() > 1 {
-        nums.pop();
-    }
-    let pre = !rest.is_empty()
-        && !rest.starts_with(".post")
-        && !rest.starts_with("post")
-        && !rest.starts_with('+');
-    (nums, !pre, rest.to_string())
 }
 
 impl Engine {
@@ -1077,7 +950,7 @@ impl Engine {
     pub(crate) fn lookup(&self, release: &str, name: &str) -> Result<Lookup, AnswerError> {
         let (hits, _) = self.lookup_depth(release, name, 0)?;
         if hits.is_empty()
-            && let Some(key) = crate::extract::openapi::endpoint_key(name)
+            && let Some(key) = crate::model::endpoint_key(name)
         {
             return self.lookup_endpoint(release, &key);
         }
@@ -2004,7 +1877,7 @@ fn term_json(t: &Term) -> serde_json::Value {
 
 #[cfg(test)]
 mod tests {
-    use super::{NameTable, version_key};
+    use super::NameTable;
 
     #[test]
     fn name_tables_keep_offsets_into_one_text() {
@@ -2156,15 +2029,5 @@ mod tests {
                 assert!(bound + 1e-12 >= real, "{a} / {b}: bound {bound} < {real}");
             }
         }
-    }
-
-    #[test]
-    fn versions_order_numerically_with_prereleases_first() {
-        let mut v = vec!["10.0", "2.0.0", "2.0.0rc1", "1.10.13", "1.9", "2.0"];
-        v.sort_by_key(|x| version_key(x));
-        assert_eq!(
-            v,
-            vec!["1.9", "1.10.13", "2.0.0rc1", "2.0.0", "2.0", "10.0"]
-        );
     }
 }

@@ -13,8 +13,10 @@ use oxigraph::model::{NamedNode, Quad, Term};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::answer::{AnswerError, Engine, get_str, iri, kind_name};
+use crate::answer::{AnswerError, Engine};
+use crate::lower::kind_name;
 use crate::store::Store;
+use crate::store::{get_str, iri};
 pub use rules::{CoarseKind, Severity};
 use rules::{Rule, Side};
 

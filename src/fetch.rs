@@ -568,7 +568,7 @@ fn join_url(base: &str, url: &str) -> String {
 /// The eight newest of a registry's versions, for an error that lists what exists.
 fn newest_first(versions: impl Iterator<Item = String>) -> Vec<String> {
     let mut all: Vec<String> = versions.collect();
-    all.sort_by_key(|v| crate::answer::version_key(v));
+    all.sort_by_key(|v| crate::version::version_key(v));
     all.into_iter().rev().take(8).collect()
 }
 

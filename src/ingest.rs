@@ -11,6 +11,9 @@ use crate::lower::{Provenance, release_quads};
 use crate::model::{Diagnostic, PackageId, ReleaseFacts};
 use crate::store::{Store, StoreError};
 
+mod docs;
+pub use docs::{DocsReport, add_docs};
+
 /// Limits that keep a hostile archive or tree from exhausting memory or time.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {

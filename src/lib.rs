@@ -13,6 +13,7 @@ pub mod fetch;
 mod fsutil;
 #[doc(hidden)]
 pub mod fuzz;
+mod html;
 pub mod http;
 pub mod index;
 pub mod ingest;
@@ -22,4 +23,5 @@ pub mod model;
 pub mod project;
 pub mod queries;
 pub mod store;
+pub mod version;
 pub mod vocab;

@@ -538,7 +538,7 @@ fn lower_relations(w: &mut Writer, package: &PackageId, release: &NamedNode, fac
     w.str(release, rg::RELATION_TABLE, &table);
 }
 
-/// `name\tcanonical\tkind` for every public name (read back by `answer::name_rows`): one read
+/// `name\tcanonical\tkind` for every public name (read back by [`name_rows`]): one read
 /// gives the candidate ranker everything (decoding tens of thousands of separate literals takes
 /// seconds). The lines are
 /// ordered by lower-cased last name component, so that loading the table groups it in one pass
@@ -685,9 +685,7 @@ fn lower_openapi(w: &mut Writer, package: &PackageId, release: &NamedNode, facts
         let local = format!("{}#{}", release.as_str(), escape_fragment(qname));
         w.str(&iri, rg::HTTP_METHOD, &op.method);
         w.str(&iri, rg::HTTP_PATH, &op.path);
-        if let Some(key) =
-            crate::extract::openapi::endpoint_key(&format!("{} {}", op.method, op.path))
-        {
+        if let Some(key) = crate::model::endpoint_key(&format!("{} {}", op.method, op.path)) {
             w.str(&iri, rg::ENDPOINT_KEY, &key);
         }
         if let Some(id) = &op.operation_id {
@@ -799,6 +797,32 @@ fn lower_openapi(w: &mut Writer, package: &PackageId, release: &NamedNode, facts
             w.str(&iri, rg::CONSTRAINT, c);
         }
     }
+}
+
+/// The kind a symbol's `rdf:type` names (`class`, `function`...), `symbol` when it names none.
+pub(crate) fn kind_name(type_iri: &str) -> String {
+    kind_of_class(type_iri)
+        .map(|k| k.as_str().to_string())
+        .unwrap_or_else(|| "symbol".into())
+}
+
+/// The rows of a stored name table (`rg:nameTable`): (name, canonical name, kind). A row's
+/// canonical name is left empty where it is the name itself, as it is for most names.
+pub(crate) fn name_rows(table: &str) -> impl Iterator<Item = (&str, &str, &str)> {
+    let bytes = table.as_bytes();
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', bytes).filter_map(move |end| {
+        let line = &table[start..end];
+        start = end + 1;
+        let t1 = memchr::memchr(b'\t', line.as_bytes())?;
+        let rest = &line[t1 + 1..];
+        let t2 = memchr::memchr(b'\t', rest.as_bytes())?;
+        let name = &line[..t1];
+        let qname = &rest[..t2];
+        let kind = &rest[t2 + 1..];
+        let kind = &kind[..memchr::memchr(b'\t', kind.as_bytes()).unwrap_or(kind.len())];
+        Some((name, if qname.is_empty() { name } else { qname }, kind))
+    })
 }
 
 #[cfg(test)]

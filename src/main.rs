@@ -1110,7 +1110,13 @@ fn run(cli: Cli) -> Result<u8> {
                 remove: remove.clone(),
                 base_url: base_url.clone(),
             };
-            let report = engine.add_docs(package, version, dir, &options)?;
+            // The release is chosen as every answer chooses one: a version that is not indexed
+            // is an error that lists the indexed ones.
+            let chosen = engine.choose(Some(package), Some(version), None)?;
+            let (id, _) = refgraph::model::PackageId::parse(&chosen.release.package)
+                .map_err(anyhow::Error::msg)?;
+            let report =
+                refgraph::ingest::add_docs(&store, &id, &chosen.release.version, dir, &options)?;
             store.flush()?;
             if cli.json {
                 print_json(&report)?;

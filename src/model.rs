@@ -79,6 +79,39 @@ impl PackageId {
     }
 }
 
+/// The operations a path item can hold, as OpenAPI spells them.
+pub const HTTP_METHODS: [&str; 8] = [
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
+
+/// `GET /pets/{}`: method plus path with path-parameter names left out, the identity of an
+/// operation across versions. `None` when `name` is not `METHOD /path`.
+pub fn endpoint_key(name: &str) -> Option<String> {
+    let (method, path) = name.trim().split_once(' ')?;
+    let method = method.to_ascii_lowercase();
+    let path = path.trim();
+    if !HTTP_METHODS.contains(&method.as_str()) || !path.starts_with('/') {
+        return None;
+    }
+    let mut out = format!("{} ", method.to_ascii_uppercase());
+    let mut in_param = false;
+    for c in path.chars() {
+        match c {
+            '{' => {
+                in_param = true;
+                out.push('{');
+            }
+            '}' if in_param => {
+                in_param = false;
+                out.push('}');
+            }
+            _ if in_param => {}
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
 /// The last component of a qualified name (`a.b.C.m` -> `m`, `mod:C` -> `C`).
 pub fn last_component(name: &str) -> &str {
     memchr::memrchr2(b'.', b':', name.as_bytes()).map_or(name, |i| &name[i + 1..])

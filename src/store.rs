@@ -323,3 +323,75 @@ fn cancel_after(token: CancellationToken, timeout: Duration) {
         }
     }
 }
+
+/// An IRI as a term, to bind a catalog query's variable.
+pub(crate) fn iri(s: &str) -> Term {
+    NamedNode::new_unchecked(s).into()
+}
+
+/// The lexical value of a variable in a solution, if bound.
+pub(crate) fn get_str(s: &oxigraph::sparql::QuerySolution, var: &str) -> Option<String> {
+    s.get(var).map(term_value)
+}
+
+/// A term's lexical value: the IRI, the literal's text, the blank node's id.
+pub(crate) fn term_value(t: &Term) -> String {
+    match t {
+        Term::Literal(l) => l.value().to_string(),
+        Term::NamedNode(n) => n.as_str().to_string(),
+        Term::BlankNode(b) => b.as_str().to_string(),
+        #[allow(unreachable_patterns)]
+        _ => t.to_string(),
+    }
+}
+
+/// One indexed release.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct ReleaseInfo {
+    /// Package URL without version, e.g. `pkg:pypi/click`.
+    pub package: String,
+    pub ecosystem: String,
+    pub name: String,
+    pub version: String,
+    /// The release's IRI and named graph, e.g. `pkg:pypi/click@8.1.7`.
+    pub release: String,
+    pub symbols: i64,
+    pub ingested_at: String,
+    pub source: String,
+    /// The facts version that wrote the release's graph (0: before the property existed); a
+    /// release of another version than [`crate::lower::facts_version`] gives for its
+    /// ecosystem is stale, see [`ReleaseInfo::stale`].
+    pub facts_version: i64,
+    /// Whether another version of refgraph wrote it (its facts version is not the one
+    /// [`crate::lower::facts_version`] gives for its ecosystem): its facts may differ from
+    /// what this one extracts from the same files; re-ingest it to compare like with like.
+    pub stale: bool,
+    /// When doc pages were last added with `refgraph docs` (they live in `<release>/docs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub docs_added_at: Option<String>,
+}
+
+impl ReleaseInfo {
+    /// What to tell a user about a stale release, `None` when it is current.
+    pub fn stale_note(&self) -> Option<String> {
+        self.stale.then(|| {
+            format!(
+                "{}@{} was stored by another version of refgraph (facts version {}, this one writes {}): ingest it again from {} (`refgraph add` for a registry release, `refgraph ingest PATH` for files) so its facts match",
+                self.package,
+                self.version,
+                self.facts_version,
+                crate::lower::facts_version(&self.ecosystem),
+                self.source
+            )
+        })
+    }
+
+    /// What the text index records to know whether its chunks of this release are current:
+    /// the ingest time, and the time doc pages were added, if they were.
+    pub fn index_stamp(&self) -> String {
+        match &self.docs_added_at {
+            Some(d) => format!("{} docs {d}", self.ingested_at),
+            None => self.ingested_at.clone(),
+        }
+    }
+}

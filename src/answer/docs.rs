@@ -103,88 +103,7 @@ fn hit_of(c: Chunk, score: f32) -> DocHit {
     }
 }
 
-/// What `refgraph docs` stored.
-#[derive(Debug, Clone, Serialize)]
-pub struct DocsReport {
-    pub release: String,
-    pub graph: String,
-    pub pages: usize,
-    pub sections: usize,
-    pub mentions: usize,
-    pub diagnostics: Vec<crate::model::Diagnostic>,
-}
-
 impl Engine {
-    /// Reads every HTML and Markdown page under `dir` and stores them as the doc pages of
-    /// `package@version` (replacing the pages an earlier run stored there). The release must
-    /// be indexed: pages are linked to its symbols.
-    pub fn add_docs(
-        &self,
-        package: &str,
-        version: &str,
-        dir: &std::path::Path,
-        options: &crate::extract::docs::DocOptions,
-    ) -> Result<DocsReport, AnswerError> {
-        let chosen = self.choose(Some(package), Some(version), None)?;
-        let rel = &chosen.release;
-        let mut files = Vec::new();
-        let mut diagnostics = Vec::new();
-        collect_pages(dir, dir, &mut files, &mut diagnostics)?;
-        if files.is_empty() {
-            return Err(AnswerError::BadArgument(format!(
-                "no .html, .htm, .md or .markdown pages under {}",
-                dir.display()
-            )));
-        }
-        let mut pages = Vec::new();
-        for (rel_path, bytes, modified) in files {
-            match crate::extract::docs::read_page(&rel_path, &bytes, modified, options) {
-                Ok(p) if !p.sections.is_empty() => pages.push(p),
-                Ok(_) => {}
-                Err(d) => diagnostics.push(d),
-            }
-        }
-        let rows = self.store().select(
-            &crate::queries::list_symbols,
-            &[("release", super::iri(&rel.release))],
-        )?;
-        let symbols: Vec<(String, Vec<String>, Option<crate::model::SymbolKind>)> = rows
-            .iter()
-            .filter_map(|r| {
-                let kind = super::get_str(r, "type")
-                    .as_deref()
-                    .and_then(crate::lower::kind_of_class);
-                Some((super::get_str(r, "qname")?, Vec::new(), kind))
-            })
-            .collect();
-        let (id, _) =
-            crate::model::PackageId::parse(&rel.package).map_err(AnswerError::BadArgument)?;
-        let quads = crate::lower::docs_quads(
-            &id,
-            &rel.version,
-            &pages,
-            &symbols,
-            &crate::ingest::now_rfc3339(),
-        );
-        let graph = crate::lower::docs_graph(&rel.release);
-        let mentions = quads
-            .iter()
-            .filter(|q| q.predicate.as_ref() == crate::vocab::rg::MENTIONS)
-            .count();
-        self.store().replace_graph(
-            &oxigraph::model::NamedNode::new_unchecked(graph.clone()),
-            quads,
-        )?;
-        Ok(DocsReport {
-            release: rel.release.clone(),
-            graph,
-            pages: pages.len(),
-            sections: pages.iter().map(|p| p.sections.len()).sum(),
-            mentions,
-            diagnostics,
-        })
-    }
-
     fn text_index(&self) -> Result<&index::TextIndex, AnswerError> {
         self.index.as_deref().ok_or(AnswerError::NoTextIndex)
     }
@@ -401,58 +320,6 @@ impl Engine {
         let chunks = index::chunks::release_chunks(self.store(), r)?;
         Ok(index.replace_release(&r.release, &r.index_stamp(), &chunks, progress)?)
     }
-}
-
-/// Pages under `dir` (symlinks not followed), with their paths relative to `root` and their
-/// modification times.
-fn collect_pages(
-    root: &std::path::Path,
-    dir: &std::path::Path,
-    out: &mut Vec<(String, Vec<u8>, Option<String>)>,
-    diagnostics: &mut Vec<crate::model::Diagnostic>,
-) -> Result<(), AnswerError> {
-    let bad =
-        |e: std::io::Error| AnswerError::BadArgument(format!("cannot read {}: {e}", dir.display()));
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .map_err(bad)?
-        .filter_map(Result::ok)
-        .collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let path = e.path();
-        let Ok(meta) = std::fs::symlink_metadata(&path) else {
-            continue;
-        };
-        if meta.is_dir() {
-            collect_pages(root, &path, out, diagnostics)?;
-            continue;
-        }
-        let rel = path
-            .strip_prefix(root)
-            .map(|p| p.to_string_lossy().replace('\\', "/"))
-            .unwrap_or_default();
-        if !meta.is_file() || !crate::extract::docs::is_page(&rel) {
-            continue;
-        }
-        if out.len() >= 5000 || meta.len() > 4 << 20 {
-            diagnostics.push(crate::model::Diagnostic {
-                file: rel,
-                line: 0,
-                message: "skipped: more than 5000 pages, or a page over 4 MiB".into(),
-            });
-            continue;
-        }
-        let modified = meta.modified().ok().map(crate::ingest::rfc3339);
-        match std::fs::read(&path) {
-            Ok(bytes) => out.push((rel, bytes, modified)),
-            Err(err) => diagnostics.push(crate::model::Diagnostic {
-                file: rel,
-                line: 0,
-                message: format!("cannot read: {err}"),
-            }),
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! A migration report as text (terminal, MCP), Markdown (pull requests, release notes), HTML
 //! (one self-contained page with filters) and its JSON Schema.
 
+use crate::html::esc;
 use std::fmt::Write;
 
 use super::{Change, DiffReport, Severity};
@@ -279,22 +280,6 @@ fn module_of(c: &Change) -> &str {
         end += part.len() + usize::from(i > 0);
     }
     if end == 0 { n } else { &n[..end] }
-}
-
-/// HTML-escapes text (also the entity pages of `serve --http`).
-pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(ch),
-        }
-    }
-    out
 }
 
 /// Escaped text with its `backtick` spans as `<code>`.

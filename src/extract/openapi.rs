@@ -17,38 +17,6 @@ mod schema;
 
 use refs::{Docs, escape_token};
 
-const METHODS: [&str; 8] = [
-    "get", "put", "post", "delete", "options", "head", "patch", "trace",
-];
-
-/// `GET /pets/{}`: method plus path with path-parameter names left out, the identity of an
-/// operation across versions. `None` when `name` is not `METHOD /path`.
-pub fn endpoint_key(name: &str) -> Option<String> {
-    let (method, path) = name.trim().split_once(' ')?;
-    let method = method.to_ascii_lowercase();
-    let path = path.trim();
-    if !METHODS.contains(&method.as_str()) || !path.starts_with('/') {
-        return None;
-    }
-    let mut out = format!("{} ", method.to_ascii_uppercase());
-    let mut in_param = false;
-    for c in path.chars() {
-        match c {
-            '{' => {
-                in_param = true;
-                out.push('{');
-            }
-            '}' if in_param => {
-                in_param = false;
-                out.push('}');
-            }
-            _ if in_param => {}
-            c => out.push(c),
-        }
-    }
-    Some(out)
-}
-
 fn diag(file: &str, pointer: &str, message: impl std::fmt::Display) -> Diagnostic {
     Diagnostic {
         file: format!("{file}{pointer}"),
@@ -317,7 +285,7 @@ impl Extractor<'_> {
                             .typed(ps, &format!("{pointer}/parameters"))
                             .unwrap_or_default();
                     }
-                    for m in METHODS {
+                    for m in crate::model::HTTP_METHODS {
                         let Some(op_value) = item_value.get(m) else {
                             continue;
                         };

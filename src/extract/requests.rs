@@ -42,7 +42,7 @@ pub struct RequestFact {
 impl RequestFact {
     /// `POST /v1/customers/{}`: the key OpenAPI operations carry (`rg:endpointKey`).
     pub fn key(&self) -> Option<String> {
-        crate::extract::openapi::endpoint_key(&format!("{} {}", self.method, self.path))
+        crate::model::endpoint_key(&format!("{} {}", self.method, self.path))
     }
 
     /// The `requests` relation of `subject`: the endpoint key is its object, the path as

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use super::sparql::negotiate;
 use super::{AppState, blocking, problem};
 use crate::answer::{AnswerError, ApiDetail, Engine, VersionCheck};
-use crate::diff::render::esc;
+use crate::html::esc;
 
 #[derive(Deserialize)]
 pub struct EntityArgs {

@@ -10,8 +10,9 @@ use std::collections::HashMap;
 use oxigraph::model::NamedNode;
 use serde::{Deserialize, Serialize};
 
-use crate::answer::{ReleaseInfo, get_str, kind_name};
+use crate::lower::{kind_name, name_rows};
 use crate::queries;
+use crate::store::{ReleaseInfo, get_str};
 use crate::store::{Store, StoreError};
 
 /// An entity a chunk is about.
@@ -403,7 +404,7 @@ impl DocstringMentions {
             )?
             .unwrap_or_default();
         let mut aliases: HashMap<String, Vec<String>> = HashMap::new();
-        for (name, canonical, _) in crate::answer::name_rows(&names) {
+        for (name, canonical, _) in name_rows(&names) {
             if name != canonical {
                 aliases
                     .entry(canonical.to_string())

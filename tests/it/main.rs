@@ -4,6 +4,7 @@
 mod npm_spec;
 mod support;
 
+mod architecture;
 mod bad_input;
 mod boilerplate;
 mod crash;

@@ -447,9 +447,17 @@ fn a_docs_folder_joins_a_release_without_its_chrome() {
         remove: vec![],
         base_url: Some("https://docs.acme.dev/".into()),
     };
-    let report = e
-        .add_docs("pkg:pypi/acme-storage", "2.0.0", &dir, &options)
-        .unwrap();
+    let add_docs = |version: &str| {
+        let chosen = e.choose(Some("pkg:pypi/acme-storage"), Some(version), None)?;
+        let (id, _) = PackageId::parse(&chosen.release.package).unwrap();
+        Ok::<_, AnswerError>(
+            refgraph::ingest::add_docs(e.store(), &id, &chosen.release.version, &dir, &options)
+                .unwrap(),
+        )
+    };
+    let report = add_docs("2.0.0").unwrap();
+    assert_eq!(report.release, "pkg:pypi/acme-storage@2.0.0");
+    assert_eq!(report.graph, "pkg:pypi/acme-storage@2.0.0/docs");
     assert_eq!(report.pages, 1);
     assert!(report.mentions >= 2, "{report:?}");
     // A plain sync sees the new pages (the index stamp holds when they were added) and
@@ -519,7 +527,7 @@ fn a_docs_folder_joins_a_release_without_its_chrome() {
     );
     // A version that is not indexed gets no pages.
     assert!(matches!(
-        e.add_docs("pkg:pypi/acme-storage", "9.0.0", &dir, &options),
+        add_docs("9.0.0"),
         Err(AnswerError::VersionNotIndexed { .. })
     ));
 }

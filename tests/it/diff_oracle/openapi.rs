@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use refgraph::answer::Engine;
-use refgraph::extract::openapi::endpoint_key;
+use refgraph::model::endpoint_key;
 use refgraph::store::Store;
 use serde_json::Value;
 
