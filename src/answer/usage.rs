@@ -533,6 +533,225 @@ pub const RELATED_KINDS: &[&str] = &[
     "wrapped_by",
     "same_symbol",
 ];
+/// One usage path being written: its steps, the code lines of its snippet, the attribute
+/// chain, the expression reached so far and the imports it needs.
+struct Draft {
+    javascript: bool,
+    steps: Vec<UsageStep>,
+    lines: Vec<String>,
+    chain: Vec<String>,
+    expr: String,
+    imports: Vec<String>,
+}
+
+impl Draft {
+    fn new(javascript: bool) -> Self {
+        Draft {
+            javascript,
+            steps: Vec::new(),
+            lines: Vec::new(),
+            chain: Vec::new(),
+            expr: String::new(),
+            imports: Vec::new(),
+        }
+    }
+
+    /// Imports `qname` (once per snippet) as a step; returns the local name it is bound to.
+    fn import(&mut self, qname: &str, d: &ApiDetail) -> String {
+        let (line, local) = import_line(qname, self.javascript);
+        if !self.imports.contains(&line) {
+            self.imports.push(line.clone());
+        }
+        self.steps.push(UsageStep {
+            action: "import".into(),
+            code: line,
+            symbol: qname.to_string(),
+            attribute: None,
+            source: source_of(d),
+            evidence: None,
+            gives: None,
+        });
+        local
+    }
+
+    /// The steps of a route through the relation graph: constructions, factory calls,
+    /// attributes and calls, each citing the relation it rests on.
+    fn follow(
+        &mut self,
+        edges: &[Edge],
+        graph: &UsageGraph,
+        detail: &mut dyn FnMut(&str) -> Result<ApiDetail, AnswerError>,
+    ) -> Result<(), AnswerError> {
+        for e in edges {
+            let relation = e.relation.map(|i| &graph.relations[i]);
+            match e.via {
+                Via::Construct => {
+                    let d = detail(&e.symbol)?;
+                    let local = self.import(&e.symbol, &d);
+                    let var = variable_for(&e.symbol, self.javascript);
+                    let args = call_args(&d);
+                    let code = if self.javascript {
+                        format!("const {var} = new {local}({args});")
+                    } else {
+                        format!("{var} = {local}({args})")
+                    };
+                    self.steps.push(UsageStep {
+                        action: "construct".into(),
+                        code: code.clone(),
+                        symbol: e.symbol.clone(),
+                        attribute: None,
+                        source: source_of(&d),
+                        evidence: d.signature.clone(),
+                        gives: Some(e.symbol.clone()),
+                    });
+                    self.lines.push(code);
+                    self.expr = var;
+                }
+                Via::Factory => {
+                    let d = detail(&e.symbol)?;
+                    let r = relation;
+                    let owner = parent_of(&e.symbol)
+                        .filter(|p| graph.instance.contains_key(*p))
+                        .map(str::to_string);
+                    let callee = match &owner {
+                        Some(class) => {
+                            let cd = detail(class)?;
+                            let local = self.import(class, &cd);
+                            format!(
+                                "{local}.{}",
+                                e.symbol.rsplit('.').next().unwrap_or(&e.symbol)
+                            )
+                        }
+                        None => self.import(&e.symbol, &d),
+                    };
+                    let object = r.map(|r| r.object.clone()).unwrap_or_default();
+                    let var = variable_for(&object, self.javascript);
+                    let call = format!("{callee}({})", call_args(&d));
+                    let code = if self.javascript {
+                        format!("const {var} = {call};")
+                    } else {
+                        format!("{var} = {call}")
+                    };
+                    self.steps.push(UsageStep {
+                        action: "call".into(),
+                        code: code.clone(),
+                        symbol: e.symbol.clone(),
+                        attribute: None,
+                        source: r.map(|r| at(&r.file, r.line)).unwrap_or_default(),
+                        evidence: r.map(|r| r.evidence.clone()),
+                        gives: r.map(|r| r.object.clone()),
+                    });
+                    self.lines.push(code);
+                    self.expr = var;
+                }
+                Via::Attribute => {
+                    // Attribute and call edges are built from a relation.
+                    let Some(r) = relation else { continue };
+                    let a = r.name.clone().unwrap_or_default();
+                    self.expr = format!("{}.{a}", self.expr);
+                    self.chain.push(a.clone());
+                    self.steps.push(UsageStep {
+                        action: "attribute".into(),
+                        code: format!(".{a}"),
+                        symbol: r.subject.clone(),
+                        attribute: Some(a),
+                        source: at(&r.file, r.line),
+                        evidence: Some(r.evidence.clone()),
+                        gives: Some(r.object.clone()),
+                    });
+                }
+                Via::Call => {
+                    // Attribute and call edges are built from a relation.
+                    let Some(r) = relation else { continue };
+                    let m = r.subject.rsplit('.').next().unwrap_or(&r.subject);
+                    // A property is read, not called: no need for its parameters.
+                    let read = matches!(
+                        graph.kinds.get(&r.subject).map(String::as_str),
+                        Some("property" | "attribute")
+                    );
+                    let code = if read {
+                        format!(".{m}")
+                    } else {
+                        format!(".{m}({})", call_args(&detail(&r.subject)?))
+                    };
+                    self.expr.push_str(&code);
+                    self.chain.push(m.to_string());
+                    self.steps.push(UsageStep {
+                        action: if read {
+                            "attribute".into()
+                        } else {
+                            "call".into()
+                        },
+                        code,
+                        symbol: r.subject.clone(),
+                        attribute: None,
+                        source: at(&r.file, r.line),
+                        evidence: Some(r.evidence.clone()),
+                        gives: Some(r.object.clone()),
+                    });
+                }
+                Via::IsA => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The goal, a member of the instance reached: read or called on it.
+    fn use_member(&mut self, target: &ApiDetail) {
+        let q = &target.qualified_name;
+        let m = q.rsplit('.').next().unwrap_or(q);
+        let code = if matches!(target.kind.as_str(), "property" | "attribute") {
+            format!(".{m}")
+        } else {
+            format!(".{m}({})", call_args(target))
+        };
+        self.chain.push(m.to_string());
+        self.steps.push(UsageStep {
+            action: if code.ends_with(')') {
+                "call".into()
+            } else {
+                "attribute".into()
+            },
+            code: code.clone(),
+            symbol: q.clone(),
+            attribute: None,
+            source: source_of(target),
+            evidence: target.signature.clone(),
+            gives: None,
+        });
+        let last = format!("{}{code}", self.expr);
+        self.lines.push(if self.javascript {
+            format!("{last};")
+        } else {
+            last
+        });
+    }
+
+    /// The goal is the instance itself, reached through attributes: the expression ends the
+    /// snippet unless a line holds it already.
+    fn end_on_instance(&mut self) {
+        if !self.expr.is_empty() && !self.lines.last().is_some_and(|l| l.contains(&self.expr)) {
+            let expr = self.expr.clone();
+            self.lines.push(if self.javascript {
+                format!("{expr};")
+            } else {
+                expr
+            });
+        }
+    }
+
+    fn into_path(self, rank: usize) -> UsagePath {
+        let mut snippet = self.imports.join("\n");
+        snippet.push_str("\n\n");
+        snippet.push_str(&self.lines.join("\n"));
+        UsagePath {
+            rank,
+            steps: self.steps,
+            snippet,
+            chain: self.chain,
+        }
+    }
+}
 
 fn source_of(detail: &ApiDetail) -> String {
     match (&detail.source.file, detail.source.line) {
@@ -763,32 +982,12 @@ impl Engine {
             if out.paths.len() >= limit {
                 break;
             }
-            let mut steps: Vec<UsageStep> = Vec::new();
-            let mut lines: Vec<String> = Vec::new();
-            let mut chain: Vec<String> = Vec::new();
-            let mut expr = String::new();
-            let mut imports: Vec<String> = Vec::new();
-            let mut import = |qname: &str, steps: &mut Vec<UsageStep>, d: &ApiDetail| -> String {
-                let (line, local) = import_line(qname, javascript);
-                if !imports.contains(&line) {
-                    imports.push(line.clone());
-                }
-                steps.push(UsageStep {
-                    action: "import".into(),
-                    code: line,
-                    symbol: qname.to_string(),
-                    attribute: None,
-                    source: source_of(d),
-                    evidence: None,
-                    gives: None,
-                });
-                local
-            };
+            let mut draft = Draft::new(javascript);
             if edges.is_empty() && !on_class && goal_class.is_none() {
                 // Import the function and call it.
-                let local = import(&q, &mut steps, &target);
+                let local = draft.import(&q, &target);
                 let call = format!("{local}({})", call_args(&target));
-                steps.push(UsageStep {
+                draft.steps.push(UsageStep {
                     action: "call".into(),
                     code: call.clone(),
                     symbol: q.clone(),
@@ -797,14 +996,14 @@ impl Engine {
                     evidence: None,
                     gives: None,
                 });
-                lines.push(call);
+                draft.lines.push(call);
             } else if on_class {
                 let class = goal_class.clone().unwrap_or_default();
                 let cd = detail(&class)?;
-                let local = import(&class, &mut steps, &cd);
+                let local = draft.import(&class, &cd);
                 let m = q.rsplit('.').next().unwrap_or(&q);
                 let call = format!("{local}.{m}({})", call_args(&target));
-                steps.push(UsageStep {
+                draft.steps.push(UsageStep {
                     action: "call".into(),
                     code: format!(".{m}({})", call_args(&target)),
                     symbol: q.clone(),
@@ -813,161 +1012,17 @@ impl Engine {
                     evidence: None,
                     gives: None,
                 });
-                chain.push(m.to_string());
-                lines.push(call);
+                draft.chain.push(m.to_string());
+                draft.lines.push(call);
             } else {
-                for e in &edges {
-                    let relation = e.relation.map(|i| &graph.relations[i]);
-                    match e.via {
-                        Via::Construct => {
-                            let d = detail(&e.symbol)?;
-                            let local = import(&e.symbol, &mut steps, &d);
-                            let var = variable_for(&e.symbol, javascript);
-                            let args = call_args(&d);
-                            let code = if javascript {
-                                format!("const {var} = new {local}({args});")
-                            } else {
-                                format!("{var} = {local}({args})")
-                            };
-                            steps.push(UsageStep {
-                                action: "construct".into(),
-                                code: code.clone(),
-                                symbol: e.symbol.clone(),
-                                attribute: None,
-                                source: source_of(&d),
-                                evidence: d.signature.clone(),
-                                gives: Some(e.symbol.clone()),
-                            });
-                            lines.push(code);
-                            expr = var;
-                        }
-                        Via::Factory => {
-                            let d = detail(&e.symbol)?;
-                            let r = relation;
-                            let owner = parent_of(&e.symbol)
-                                .filter(|p| graph.instance.contains_key(*p))
-                                .map(str::to_string);
-                            let callee = match &owner {
-                                Some(class) => {
-                                    let cd = detail(class)?;
-                                    let local = import(class, &mut steps, &cd);
-                                    format!(
-                                        "{local}.{}",
-                                        e.symbol.rsplit('.').next().unwrap_or(&e.symbol)
-                                    )
-                                }
-                                None => import(&e.symbol, &mut steps, &d),
-                            };
-                            let object = r.map(|r| r.object.clone()).unwrap_or_default();
-                            let var = variable_for(&object, javascript);
-                            let call = format!("{callee}({})", call_args(&d));
-                            let code = if javascript {
-                                format!("const {var} = {call};")
-                            } else {
-                                format!("{var} = {call}")
-                            };
-                            steps.push(UsageStep {
-                                action: "call".into(),
-                                code: code.clone(),
-                                symbol: e.symbol.clone(),
-                                attribute: None,
-                                source: r.map(|r| at(&r.file, r.line)).unwrap_or_default(),
-                                evidence: r.map(|r| r.evidence.clone()),
-                                gives: r.map(|r| r.object.clone()),
-                            });
-                            lines.push(code);
-                            expr = var;
-                        }
-                        Via::Attribute => {
-                            // Attribute and call edges are built from a relation.
-                            let Some(r) = relation else { continue };
-                            let a = r.name.clone().unwrap_or_default();
-                            expr = format!("{expr}.{a}");
-                            chain.push(a.clone());
-                            steps.push(UsageStep {
-                                action: "attribute".into(),
-                                code: format!(".{a}"),
-                                symbol: r.subject.clone(),
-                                attribute: Some(a),
-                                source: at(&r.file, r.line),
-                                evidence: Some(r.evidence.clone()),
-                                gives: Some(r.object.clone()),
-                            });
-                        }
-                        Via::Call => {
-                            // Attribute and call edges are built from a relation.
-                            let Some(r) = relation else { continue };
-                            let m = r.subject.rsplit('.').next().unwrap_or(&r.subject);
-                            // A property is read, not called: no need for its parameters.
-                            let read = matches!(
-                                graph.kinds.get(&r.subject).map(String::as_str),
-                                Some("property" | "attribute")
-                            );
-                            let code = if read {
-                                format!(".{m}")
-                            } else {
-                                format!(".{m}({})", call_args(&detail(&r.subject)?))
-                            };
-                            expr.push_str(&code);
-                            chain.push(m.to_string());
-                            steps.push(UsageStep {
-                                action: if read {
-                                    "attribute".into()
-                                } else {
-                                    "call".into()
-                                },
-                                code,
-                                symbol: r.subject.clone(),
-                                attribute: None,
-                                source: at(&r.file, r.line),
-                                evidence: Some(r.evidence.clone()),
-                                gives: Some(r.object.clone()),
-                            });
-                        }
-                        Via::IsA => {}
-                    }
-                }
+                draft.follow(&edges, &graph, &mut detail)?;
                 if member {
-                    let m = q.rsplit('.').next().unwrap_or(&q);
-                    let code = if matches!(target.kind.as_str(), "property" | "attribute") {
-                        format!(".{m}")
-                    } else {
-                        format!(".{m}({})", call_args(&target))
-                    };
-                    chain.push(m.to_string());
-                    steps.push(UsageStep {
-                        action: if code.ends_with(')') {
-                            "call".into()
-                        } else {
-                            "attribute".into()
-                        },
-                        code: code.clone(),
-                        symbol: q.clone(),
-                        attribute: None,
-                        source: source_of(&target),
-                        evidence: target.signature.clone(),
-                        gives: None,
-                    });
-                    let last = format!("{expr}{code}");
-                    lines.push(if javascript { format!("{last};") } else { last });
-                } else if !expr.is_empty() && !lines.last().is_some_and(|l| l.contains(&expr)) {
-                    // The goal is the instance itself, reached through attributes.
-                    lines.push(if javascript {
-                        format!("{expr};")
-                    } else {
-                        expr.clone()
-                    });
+                    draft.use_member(&target);
+                } else {
+                    draft.end_on_instance();
                 }
             }
-            let mut snippet = imports.join("\n");
-            snippet.push_str("\n\n");
-            snippet.push_str(&lines.join("\n"));
-            let path = UsagePath {
-                rank: out.paths.len() + 1,
-                steps,
-                snippet,
-                chain,
-            };
+            let path = draft.into_path(out.paths.len() + 1);
             if !out.paths.iter().any(|p| p.snippet == path.snippet) {
                 out.paths.push(path);
             }
