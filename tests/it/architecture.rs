@@ -181,3 +181,75 @@ fn uses_are_read_from_paths_groups_and_not_from_comments_or_tests() {
             .collect()
     );
 }
+
+/// The functions of `code` longer than `max` lines, as (name, lines).
+fn long_functions(code: &str, max: usize) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let indent = line.len() - line.trim_start().len();
+        let mut rest = line.trim_start();
+        while let Some(r) = [
+            "pub(crate) ",
+            "pub(super) ",
+            "pub ",
+            "async ",
+            "const ",
+            "unsafe ",
+        ]
+        .iter()
+        .find_map(|q| rest.strip_prefix(q))
+        {
+            rest = r;
+        }
+        let Some(signature) = rest.strip_prefix("fn ") else {
+            continue;
+        };
+        if line.trim_end().ends_with('}') {
+            continue; // a one-line function
+        }
+        let name: String = signature
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        // The body opens where the signature ends; a declaration without one ends in `;`.
+        let Some(open) = (i..lines.len()).find(|&j| {
+            let l = lines[j].trim_end();
+            l.ends_with('{') || l.ends_with(';')
+        }) else {
+            continue;
+        };
+        if lines[open].trim_end().ends_with(';') {
+            continue;
+        }
+        let close = format!("{}}}", " ".repeat(indent));
+        if let Some(end) = (open..lines.len()).find(|&j| lines[j] == close) {
+            let n = end - i + 1;
+            if n > max {
+                out.push((name, n));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_function_outside_tests_is_over_200_lines() {
+    let src = repo().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut long = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (name, n) in long_functions(&code(&text), 200) {
+            long.push(format!("{}: {name} ({n} lines)", file.display()));
+        }
+    }
+    assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
+    // The measure sees a long function.
+    let body = "    x();\n".repeat(201);
+    let sample = format!(
+        "fn one() -> u8 {{ 1 }}\npub(crate) fn big(a: u8) -> u8 {{\n{body}}}\nfn small() {{}}\n"
+    );
+    assert_eq!(long_functions(&sample, 200), [("big".to_string(), 203)]);
+}

@@ -12,6 +12,33 @@ use petgraph::graph::DiGraph;
 use super::{AliasValue, AllRef, BindingTarget, Def, DefKind, MemberAlias, ModuleSyntax};
 use crate::model::{Param, ParamKind, Relation, RelationKind, ReleaseFacts, Symbol, SymbolKind};
 
+/// Per public module: every name it binds, and what each public or declared one resolves to.
+type Resolved = (BTreeSet<String>, BTreeMap<String, Option<Target>>);
+
+/// A public module as a symbol of its release.
+fn module_symbol(m: &ModuleSyntax) -> Symbol {
+    Symbol {
+        qualified_name: m.name.clone(),
+        aliases: vec![],
+        defined_in: m.name.clone(),
+        kind: SymbolKind::Module,
+        params: vec![],
+        has_signature: false,
+        returns: None,
+        is_async: false,
+        doc: m.doc.clone(),
+        decorators: vec![],
+        bases: vec![],
+        overloads: vec![],
+        deprecation: m.deprecation.clone(),
+        inherited_from: None,
+        parent: m.name.rsplit_once('.').map(|(p, _)| p.to_string()),
+        file: m.file.clone(),
+        line: 1,
+        signature_text: None,
+    }
+}
+
 /// Canonical public name of each public top-level definition, with its other public paths.
 type Canon = HashMap<(usize, String), (String, Vec<String>)>;
 
@@ -584,38 +611,92 @@ impl<'a> Resolver<'a> {
         format!("{}.{}", self.modules[module].name, path.join("."))
     }
 
+    /// The run-time names of public module `i` beyond its exports: paths that reach a public
+    /// symbol or module through its imports, the table of every other name it binds, why its
+    /// names cannot all be known, the names an optional dependency's test guards, and the
+    /// names bound only once some code runs.
+    fn record_run_time_names(
+        &self,
+        facts: &mut ReleaseFacts,
+        i: usize,
+        (namespace, targets): &Resolved,
+        canon: &Canon,
+        variable_paths: &HashSet<&String>,
+    ) {
+        let m = &self.modules[i];
+        // Names a lookup finds (symbols, their aliases, reachable paths) need no table.
+        let mut found: HashSet<&String> = HashSet::new();
+        for n in namespace.iter().filter(|n| is_public_name(n)) {
+            let path = format!("{}.{n}", m.name);
+            let target = match targets[n].clone() {
+                Some(Target::Def(j, p)) if p.len() == 1 => canon.get(&(j, p[0].clone())),
+                Some(Target::Module(j)) if is_public_path(&self.modules[j].name) => {
+                    if self.modules[j].name != path {
+                        facts.reachable.push((path, self.modules[j].name.clone()));
+                    }
+                    found.insert(n);
+                    continue;
+                }
+                _ => None,
+            };
+            if let Some((c, aliases)) = target {
+                if *c != path && !aliases.contains(&path) {
+                    facts.reachable.push((path, c.clone()));
+                }
+                found.insert(n);
+            } else if variable_paths.contains(&path) {
+                found.insert(n);
+            }
+        }
+        // Every other name, `__version__` and `_helper` included: they exist when it runs.
+        let table: Vec<String> = namespace
+            .iter()
+            .filter(|n| !found.contains(n))
+            .cloned()
+            .collect();
+        if !table.is_empty() {
+            facts.bound_names.push((m.name.clone(), table));
+        }
+        if let Some(reason) = self.unknown_reason(i) {
+            facts.unknown_members.push((m.name.clone(), reason));
+        }
+        for n in targets.keys() {
+            let binding = m
+                .bindings
+                .iter()
+                .filter(|b| &b.name == n)
+                .min_by_key(|b| b.type_only)
+                .map(|b| b.line)
+                .or_else(|| m.defs.iter().find(|d| &d.name == n).map(|d| d.line));
+            if let Some(test) = binding.and_then(|line| m.guard_at(line)) {
+                facts
+                    .guarded
+                    .push((m.name.clone(), n.clone(), test.to_string()));
+            }
+        }
+        for (name, why) in &m.maybe_bound {
+            if !namespace.contains(name) {
+                facts.maybe_bound.push((
+                    m.name.clone(),
+                    name.clone(),
+                    format!("{}.{name} {why}", m.name),
+                ));
+            }
+        }
+    }
+
     fn build(&mut self, facts: &mut ReleaseFacts) {
         // 1. Public paths of every top-level definition.
         let mut public: BTreeMap<(usize, String), BTreeSet<String>> = BTreeMap::new();
         let mut variables: BTreeMap<(usize, String), BTreeSet<String>> = BTreeMap::new();
         let mut externals: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         // Per public module: every name it binds, and what each public or declared one is.
-        type Resolved = (BTreeSet<String>, BTreeMap<String, Option<Target>>);
         let mut resolved: BTreeMap<usize, Resolved> = BTreeMap::new();
         for (i, m) in self.modules.iter().enumerate() {
             if !is_public_path(&m.name) {
                 continue;
             }
-            facts.symbols.push(Symbol {
-                qualified_name: m.name.clone(),
-                aliases: vec![],
-                defined_in: m.name.clone(),
-                kind: SymbolKind::Module,
-                params: vec![],
-                has_signature: false,
-                returns: None,
-                is_async: false,
-                doc: m.doc.clone(),
-                decorators: vec![],
-                bases: vec![],
-                overloads: vec![],
-                deprecation: m.deprecation.clone(),
-                inherited_from: None,
-                parent: m.name.rsplit_once('.').map(|(p, _)| p.to_string()),
-                file: m.file.clone(),
-                line: 1,
-                signature_text: None,
-            });
+            facts.symbols.push(module_symbol(m));
             // Each name the module binds or declares, resolved once: the exports here, the
             // reachable paths in step 3.
             let namespace = self.namespace(i);
@@ -689,67 +770,8 @@ impl<'a> Resolver<'a> {
             .chain(externals.values())
             .flatten()
             .collect();
-        for (i, (namespace, targets)) in resolved {
-            let m = &self.modules[i];
-            // Names a lookup finds (symbols, their aliases, reachable paths) need no table.
-            let mut found: HashSet<&String> = HashSet::new();
-            for n in namespace.iter().filter(|n| is_public_name(n)) {
-                let path = format!("{}.{n}", m.name);
-                let target = match targets[n].clone() {
-                    Some(Target::Def(j, p)) if p.len() == 1 => canon.get(&(j, p[0].clone())),
-                    Some(Target::Module(j)) if is_public_path(&self.modules[j].name) => {
-                        if self.modules[j].name != path {
-                            facts.reachable.push((path, self.modules[j].name.clone()));
-                        }
-                        found.insert(n);
-                        continue;
-                    }
-                    _ => None,
-                };
-                if let Some((c, aliases)) = target {
-                    if *c != path && !aliases.contains(&path) {
-                        facts.reachable.push((path, c.clone()));
-                    }
-                    found.insert(n);
-                } else if variable_paths.contains(&path) {
-                    found.insert(n);
-                }
-            }
-            // Every other name, `__version__` and `_helper` included: they exist when it runs.
-            let table: Vec<String> = namespace
-                .iter()
-                .filter(|n| !found.contains(n))
-                .cloned()
-                .collect();
-            if !table.is_empty() {
-                facts.bound_names.push((m.name.clone(), table));
-            }
-            if let Some(reason) = self.unknown_reason(i) {
-                facts.unknown_members.push((m.name.clone(), reason));
-            }
-            for n in targets.keys() {
-                let binding = m
-                    .bindings
-                    .iter()
-                    .filter(|b| &b.name == n)
-                    .min_by_key(|b| b.type_only)
-                    .map(|b| b.line)
-                    .or_else(|| m.defs.iter().find(|d| &d.name == n).map(|d| d.line));
-                if let Some(test) = binding.and_then(|line| m.guard_at(line)) {
-                    facts
-                        .guarded
-                        .push((m.name.clone(), n.clone(), test.to_string()));
-                }
-            }
-            for (name, why) in &m.maybe_bound {
-                if !namespace.contains(name) {
-                    facts.maybe_bound.push((
-                        m.name.clone(),
-                        name.clone(),
-                        format!("{}.{name} {why}", m.name),
-                    ));
-                }
-            }
+        for (i, resolved) in &resolved {
+            self.record_run_time_names(facts, *i, resolved, &canon, &variable_paths);
         }
         // 4. Symbols for classes and functions, then class members.
         let mut keys: Vec<&(usize, String)> = canon.keys().collect();
