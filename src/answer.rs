@@ -760,7 +760,7 @@ impl Engine {
         let mut newest: HashMap<&str, &ReleaseInfo> = HashMap::new();
         for r in &releases {
             let e = newest.entry(r.package.as_str()).or_insert(r);
-            if version_key(&r.version) > version_key(&e.version) {
+            if version_key(&r.ecosystem, &r.version) > version_key(&e.ecosystem, &e.version) {
                 *e = r;
             }
         }
@@ -815,9 +815,9 @@ impl Engine {
             })
             .collect();
         out.sort_by(|a, b| {
-            a.package
-                .cmp(&b.package)
-                .then_with(|| version_key(&a.version).cmp(&version_key(&b.version)))
+            a.package.cmp(&b.package).then_with(|| {
+                version_key(&a.ecosystem, &a.version).cmp(&version_key(&b.ecosystem, &b.version))
+            })
         });
         Ok(out)
     }

@@ -246,7 +246,7 @@ fn fetch_pypi_file(
         });
     };
     let Some(files) = project.releases.remove(version) else {
-        let recent = newest_first(project.releases.into_keys());
+        let recent = newest_first("pypi", project.releases.into_keys());
         return Err(FetchError::UnknownVersion {
             registry: "PyPI",
             name: name.to_string(),
@@ -439,7 +439,7 @@ pub fn fetch_npm(
                         registry: "npm",
                         name,
                         version: version.to_string(),
-                        recent: newest_first(doc.versions.into_keys()),
+                        recent: newest_first("npm", doc.versions.into_keys()),
                     });
                 }
             }
@@ -566,9 +566,9 @@ fn join_url(base: &str, url: &str) -> String {
 }
 
 /// The eight newest of a registry's versions, for an error that lists what exists.
-fn newest_first(versions: impl Iterator<Item = String>) -> Vec<String> {
+fn newest_first(ecosystem: &str, versions: impl Iterator<Item = String>) -> Vec<String> {
     let mut all: Vec<String> = versions.collect();
-    all.sort_by_key(|v| crate::version::version_key(v));
+    all.sort_by_key(|v| crate::version::version_key(ecosystem, v));
     all.into_iter().rev().take(8).collect()
 }
 

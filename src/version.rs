@@ -1,8 +1,45 @@
-//! The order of a package's releases.
+//! The order of a package's releases: the one its registry's tools use. PEP 440 for PyPI
+//! (`packaging.version.Version`), semver for npm (`semver.compare`); checked against both on
+//! real release lists in tests/it/project.rs.
 
-/// Orders versions the way PEP 440 and semver mostly agree: numeric parts numerically, and a
-/// pre-release (`1.0rc1`, `1.0.0-beta`) before its final release.
-pub fn version_key(v: &str) -> (Vec<u64>, bool, String) {
+use std::str::FromStr;
+
+/// A version's place in its package's order. Versions of one package compare as their
+/// ecosystem orders them; a version that ecosystem cannot read (a pre-PEP 440 upload, a
+/// `pkg:generic` spec's `2023-10-16`) is [`VersionKey::Loose`] and sorts before every one it
+/// can, by numeric parts with pre-releases first.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum VersionKey {
+    Loose((Vec<u64>, bool, String)),
+    Pep440(pep440_rs::Version),
+    Semver(nodejs_semver::Version),
+}
+
+/// The key that orders `version` among the releases of a package of `ecosystem` (`pypi`,
+/// `npm`, `generic`; a package URL's type). `generic` (OpenAPI specs) takes semver where it
+/// reads, as spec versions mostly are.
+pub fn version_key(ecosystem: &str, version: &str) -> VersionKey {
+    let parsed = match ecosystem {
+        "pypi" => pep440_rs::Version::from_str(version)
+            .ok()
+            .map(VersionKey::Pep440),
+        _ => nodejs_semver::Version::parse(version)
+            .ok()
+            .map(VersionKey::Semver),
+    };
+    parsed.unwrap_or_else(|| VersionKey::Loose(loose_key(version)))
+}
+
+/// The ecosystem of a release or package IRI (`pkg:pypi/click@8.1.7` gives `pypi`).
+pub fn ecosystem_of(purl: &str) -> &str {
+    purl.strip_prefix("pkg:")
+        .and_then(|p| p.split('/').next())
+        .unwrap_or("")
+}
+
+/// Numeric parts numerically, and a pre-release (`1.0rc1`, `1.0.0-beta`) before its final
+/// release: where PEP 440 and semver agree, for versions neither reads.
+fn loose_key(v: &str) -> (Vec<u64>, bool, String) {
     let v = v.trim_start_matches('v');
     let mut nums = Vec::new();
     let mut rest = "";
@@ -36,15 +73,68 @@ pub fn version_key(v: &str) -> (Vec<u64>, bool, String) {
 
 #[cfg(test)]
 mod tests {
-    use super::version_key;
+    use super::{ecosystem_of, version_key};
+
+    fn sorted(ecosystem: &str, versions: &[&str]) -> Vec<String> {
+        let mut v: Vec<&str> = versions.to_vec();
+        v.sort_by_key(|x| version_key(ecosystem, x));
+        v.into_iter().map(String::from).collect()
+    }
 
     #[test]
-    fn versions_order_numerically_with_prereleases_first() {
-        let mut v = vec!["10.0", "2.0.0", "2.0.0rc1", "1.10.13", "1.9", "2.0"];
-        v.sort_by_key(|x| version_key(x));
+    fn versions_order_as_their_registry_orders_them() {
+        // PEP 440: dev < pre < final < post; `1.0` == `1.0.0`; local versions after.
         assert_eq!(
-            v,
-            vec!["1.9", "1.10.13", "2.0.0rc1", "2.0.0", "2.0", "10.0"]
+            sorted(
+                "pypi",
+                &[
+                    "10.0",
+                    "2.0.0",
+                    "2.0.0rc1",
+                    "1.10.13",
+                    "1.9",
+                    "2.0.post1",
+                    "2.0.0.dev3",
+                    "2.0b2"
+                ]
+            ),
+            [
+                "1.9",
+                "1.10.13",
+                "2.0.0.dev3",
+                "2.0b2",
+                "2.0.0rc1",
+                "2.0.0",
+                "2.0.post1",
+                "10.0"
+            ]
         );
+        // semver: numeric pre-release identifiers compare as numbers.
+        assert_eq!(
+            sorted(
+                "npm",
+                &[
+                    "5.0.0",
+                    "5.0.0-beta.10",
+                    "5.0.0-beta.2",
+                    "4.9.5",
+                    "5.0.0-rc.0"
+                ]
+            ),
+            [
+                "4.9.5",
+                "5.0.0-beta.2",
+                "5.0.0-beta.10",
+                "5.0.0-rc.0",
+                "5.0.0"
+            ]
+        );
+        // What neither reads sorts before what it reads, and among itself numerically.
+        assert_eq!(
+            sorted("generic", &["1.2.0", "2023-10-16", "2022-11-15"]),
+            ["2022-11-15", "2023-10-16", "1.2.0"]
+        );
+        assert_eq!(ecosystem_of("pkg:npm/%40aws-sdk/client-s3@3.0.0"), "npm");
+        assert_eq!(ecosystem_of("pkg:pypi/click"), "pypi");
     }
 }

@@ -1426,13 +1426,14 @@ impl<T> Default for InReleases<T> {
 
 impl<T> InReleases<T> {
     fn add(&mut self, release: &str, version: &str, payload: T) {
+        let key = |v: &str| crate::version::version_key(crate::version::ecosystem_of(release), v);
         if !self.versions.iter().any(|v| v == version) {
             self.versions.push(version.to_string());
         }
         if self
             .newest
             .as_ref()
-            .is_none_or(|(_, v, _)| super::version_key(version) > super::version_key(v))
+            .is_none_or(|(_, v, _)| key(version) > key(v))
         {
             self.newest = Some((release.to_string(), version.to_string(), payload));
         }
@@ -1440,7 +1441,12 @@ impl<T> InReleases<T> {
 
     /// The versions oldest first, the newest release's IRI and its payload.
     fn finish(mut self) -> (Vec<String>, String, T) {
-        self.versions.sort_by_key(|v| super::version_key(v));
+        let ecosystem = self
+            .newest
+            .as_ref()
+            .map_or("", |(release, _, _)| crate::version::ecosystem_of(release));
+        self.versions
+            .sort_by_key(|v| crate::version::version_key(ecosystem, v));
         let (release, _, payload) = self.newest.expect("an entity is found in a release");
         (self.versions, release, payload)
     }

@@ -366,6 +366,115 @@ fn ranges_agree_with_packaging_and_node_semver_on_real_release_lists() {
     }
 }
 
+const PACKAGING_ORDER: &str = r#"
+import json, sys
+from packaging.version import Version, InvalidVersion
+out = []
+for versions in json.load(sys.stdin):
+    ok = []
+    for v in versions:
+        try:
+            Version(v)
+            ok.append(v)
+        except InvalidVersion:
+            pass
+    out.append(sorted(ok, key=Version))
+print(json.dumps(out))
+"#;
+
+const SEMVER_ORDER: &str = r#"
+const semver = require(process.argv[1] + '/node_modules/semver');
+let input = '';
+process.stdin.on('data', d => input += d);
+process.stdin.on('end', () => {
+  const out = JSON.parse(input).map(vs => semver.sort(vs.filter(v => semver.valid(v) === v)));
+  console.log(JSON.stringify(out));
+});
+"#;
+
+/// Releases are ordered (newest indexed, history, `introduced_in`) as the registries' own
+/// tools order them: `packaging` for PyPI, npm's `semver` for npm, on whole real release
+/// lists with pre-, post- and dev releases and multi-digit pre-release numbers.
+#[test]
+fn release_order_agrees_with_packaging_and_node_semver_on_real_release_lists() {
+    use refgraph::version::version_key;
+    let cache = cache_dir().join("registry");
+    for (ecosystem, packages) in [
+        (
+            "pypi",
+            &["django", "numpy", "setuptools", "pydantic", "sqlalchemy"][..],
+        ),
+        ("npm", &["typescript", "react", "rxjs", "@angular/core"][..]),
+    ] {
+        let mut lists = Vec::new();
+        for name in packages {
+            let (id, _) =
+                refgraph::model::PackageId::parse(&format!("pkg:{ecosystem}/{name}")).unwrap();
+            let v = refgraph::fetch::registry_versions(&id, &cache, Duration::from_secs(3600))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(
+                v.versions.len() > 50,
+                "{name}: {} versions",
+                v.versions.len()
+            );
+            lists.push(v.versions);
+        }
+        let input = Value::from(lists.clone());
+        let want: Vec<Vec<String>> = {
+            use std::io::Write;
+            let mut cmd = if ecosystem == "pypi" {
+                let mut c = Command::new(python());
+                c.args(["-c", PACKAGING_ORDER]);
+                c
+            } else {
+                let tools = npm_install(&cache_dir(), "node_semver", "semver", "semver@7.6.3");
+                let mut c = Command::new("node");
+                c.args(["-e", SEMVER_ORDER, tools.to_str().unwrap()]);
+                c
+            };
+            let mut child = cmd
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("oracle runs");
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.to_string().as_bytes())
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "oracle failed");
+            serde_json::from_slice(&out.stdout).unwrap()
+        };
+        for ((name, all), want) in packages.iter().zip(lists).zip(want) {
+            // The versions the oracle reads, in refgraph's order.
+            let mut ours: Vec<String> = all.into_iter().filter(|v| want.contains(v)).collect();
+            ours.sort_by_key(|v| version_key(ecosystem, v));
+            let first_difference = ours.iter().zip(&want).position(|(a, b)| a != b);
+            let from = |v: &[String]| -> Vec<String> {
+                v.iter()
+                    .skip(first_difference.unwrap_or(0))
+                    .take(5)
+                    .cloned()
+                    .collect()
+            };
+            assert_eq!(
+                first_difference,
+                None,
+                "{name}: refgraph orders {:?} where the oracle orders {:?}",
+                from(&ours),
+                from(&want)
+            );
+            assert_eq!(ours.len(), want.len(), "{name}");
+            eprintln!(
+                "{ecosystem}/{name}: {} releases in the oracle's order",
+                ours.len()
+            );
+        }
+    }
+}
+
 fn refgraph(data: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_refgraph"));
     c.arg("--data-dir").arg(data);
