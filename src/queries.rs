@@ -37,6 +37,18 @@ impl CatalogQuery {
             .unwrap_or_else(|e| panic!("src/queries/{}.rq with bound inputs: {e}", self.id))
     }
 
+    /// [`CatalogQuery::bind`], evaluated under `token`: cancelling it stops the evaluation.
+    pub fn bind_cancellable(
+        &self,
+        bindings: &[(&str, Term)],
+        token: oxigraph::sparql::CancellationToken,
+    ) -> PreparedSparqlQuery {
+        SparqlEvaluator::new()
+            .with_cancellation_token(token)
+            .parse_query(&substitute(self.text, bindings))
+            .unwrap_or_else(|e| panic!("src/queries/{}.rq with bound inputs: {e}", self.id))
+    }
+
     pub fn get(&self) -> &PreparedSparqlQuery {
         self.parsed.get_or_init(|| {
             SparqlEvaluator::new()
@@ -134,6 +146,8 @@ mod registered {
         doc_chunks,
         doc_sections,
         signature_changed,
+        symbol_mentions,
+        symbol_triples,
     }
 }
 
@@ -165,6 +179,31 @@ pub(crate) fn check_query(q: &CatalogQuery) {
 #[cfg(test)]
 mod tests {
     use oxigraph::model::{Literal, NamedNode};
+
+    /// The entity page's queries parse with their inputs bound (an IRI cannot stand where
+    /// a variable can in every place, ORDER BY for one).
+    #[test]
+    fn entity_queries_parse_with_their_inputs_bound() {
+        let iri = |s: &str| NamedNode::new_unchecked(s).into();
+        let release = "pkg:pypi/a@1";
+        let token = oxigraph::sparql::CancellationToken::new();
+        let _ = super::symbol_triples.bind_cancellable(
+            &[
+                ("symbol", iri("pkg:pypi/a#a.f")),
+                ("release", iri(release)),
+                ("local", Literal::new_simple_literal("pkg:pypi/a@1#").into()),
+            ],
+            token.clone(),
+        );
+        let _ = super::symbol_mentions.bind_cancellable(
+            &[
+                ("symbol", iri("pkg:pypi/a#a.f")),
+                ("release", iri(release)),
+                ("docs", iri("pkg:pypi/a@1/docs")),
+            ],
+            token,
+        );
+    }
 
     #[test]
     fn inputs_become_constants_and_nothing_else_changes() {

@@ -269,6 +269,38 @@ impl Store {
         }
     }
 
+    /// [`Store::select`] cut at `timeout` (a query whose inputs come from a web request).
+    pub fn select_within(
+        &self,
+        query: &CatalogQuery,
+        bindings: &[(&str, Term)],
+        timeout: Duration,
+    ) -> Result<Vec<QuerySolution>, StoreError> {
+        let token = CancellationToken::new();
+        let prepared = query.bind_cancellable(bindings, token.clone());
+        cancel_after(token, timeout);
+        match prepared.on_store(&self.inner).execute()? {
+            QueryResults::Solutions(solutions) => Ok(solutions.collect::<Result<Vec<_>, _>>()?),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// A catalog CONSTRUCT with bound variables, cut at `timeout`: its triples.
+    pub fn construct_within(
+        &self,
+        query: &CatalogQuery,
+        bindings: &[(&str, Term)],
+        timeout: Duration,
+    ) -> Result<Vec<oxigraph::model::Triple>, StoreError> {
+        let token = CancellationToken::new();
+        let prepared = query.bind_cancellable(bindings, token.clone());
+        cancel_after(token, timeout);
+        match prepared.on_store(&self.inner).execute()? {
+            QueryResults::Graph(triples) => Ok(triples.collect::<Result<Vec<_>, _>>()?),
+            _ => Ok(Vec::new()),
+        }
+    }
+
     /// Evaluates a user's query (prepared with `token`) over the union of all graphs, cut at
     /// `timeout`.
     pub fn evaluate_user_query<'a>(

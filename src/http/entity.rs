@@ -5,12 +5,12 @@
 
 use std::fmt::Write as _;
 
+use crate::store::{get_str, iri as iri_term};
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use oxigraph::io::{RdfFormat, RdfSerializer};
 use oxigraph::model::NamedNode;
-use oxigraph::sparql::{QueryResults, SparqlEvaluator};
 use serde::Deserialize;
 
 use super::sparql::negotiate;
@@ -192,67 +192,50 @@ fn mentions(
     iri: &str,
     release: &str,
 ) -> Result<Vec<(String, String, String)>, AnswerError> {
-    let (Ok(iri), Ok(release)) = (NamedNode::new(iri), NamedNode::new(release)) else {
+    let (Ok(_), Ok(_)) = (NamedNode::new(iri), NamedNode::new(release)) else {
         return Ok(Vec::new());
     };
-    let docs = format!("{}/docs", release.as_str());
-    let query = format!(
-        "PREFIX rg: <{}>
-         SELECT ?section ?title ?path WHERE {{
-           VALUES ?g {{ {release} <{docs}> }}
-           GRAPH ?g {{ {iri} rg:mentionedIn ?section . ?section rg:title ?title .
-                       OPTIONAL {{ ?section rg:sectionPath ?path }} }}
-         }} ORDER BY ?path LIMIT 50",
-        crate::vocab::rg::NS
-    );
-    let prepared = SparqlEvaluator::new()
-        .parse_query(&query)
-        .map_err(|e| AnswerError::BadQuery(e.to_string()))?;
-    let mut out = Vec::new();
-    if let QueryResults::Solutions(rows) = prepared
-        .on_store(engine.store().oxigraph())
-        .execute()
-        .map_err(crate::store::StoreError::from)?
-    {
-        for row in rows {
-            let row = row.map_err(crate::store::StoreError::from)?;
-            let text = |v: &str| match row.get(v) {
-                Some(oxigraph::model::Term::Literal(l)) => l.value().to_string(),
-                Some(t) => t.to_string(),
-                None => String::new(),
-            };
+    let rows = engine.store().select_within(
+        &crate::queries::symbol_mentions,
+        &[
+            ("symbol", iri_term(iri)),
+            ("release", iri_term(release)),
+            ("docs", iri_term(&crate::lower::docs_graph(release))),
+        ],
+        engine.limits.timeout,
+    )?;
+    Ok(rows
+        .iter()
+        .filter_map(|row| {
             let section = match row.get("section") {
                 Some(oxigraph::model::Term::NamedNode(n)) => n.as_str().to_string(),
-                _ => continue,
+                _ => return None,
             };
-            out.push((section, text("title"), text("path")));
-        }
-    }
-    Ok(out)
+            let text = |v: &str| get_str(row, v).unwrap_or_default();
+            Some((section, text("title"), text("path")))
+        })
+        .collect())
 }
 
 /// The symbol's triples in `release`, with the nodes that hang off it there (parameters,
 /// overloads, deprecation, request body, responses).
 fn rdf(engine: &Engine, iri: &str, release: &str, media: &str) -> Result<Vec<u8>, String> {
-    let (iri, graph) = (
-        NamedNode::new(iri).map_err(|e| e.to_string())?,
-        NamedNode::new(release).map_err(|e| e.to_string())?,
-    );
-    let local = format!("{}#", graph.as_str());
-    let query = format!(
-        "PREFIX rg: <{}>
-         CONSTRUCT {{ {iri} ?p ?o . ?n ?np ?no . ?m ?mp ?mo }} WHERE {{ GRAPH {graph} {{
-           {{ {iri} ?p ?o }}
-           UNION {{ {iri} ?l ?n . FILTER(?l != rg:mentionedIn && isIRI(?n)
-                    && STRSTARTS(STR(?n), \"{local}\")) ?n ?np ?no }}
-           UNION {{ {iri} ?l2 ?n2 . FILTER(?l2 != rg:mentionedIn && isIRI(?n2)
-                    && STRSTARTS(STR(?n2), \"{local}\"))
-                    ?n2 ?l3 ?m . FILTER(isIRI(?m) && STRSTARTS(STR(?m), \"{local}\")) ?m ?mp ?mo }}
-         }} }}",
-        crate::vocab::rg::NS
-    );
-    let prepared = SparqlEvaluator::new()
-        .parse_query(&query)
+    NamedNode::new(iri).map_err(|e| e.to_string())?;
+    NamedNode::new(release).map_err(|e| e.to_string())?;
+    let triples = engine
+        .store()
+        .construct_within(
+            &crate::queries::symbol_triples,
+            &[
+                ("symbol", iri_term(iri)),
+                ("release", iri_term(release)),
+                (
+                    "local",
+                    oxigraph::model::Literal::new_simple_literal(format!("{release}#")).into(),
+                ),
+            ],
+            engine.limits.timeout,
+        )
         .map_err(|e| e.to_string())?;
     let format = match media {
         "application/ld+json" => RdfFormat::JsonLd {
@@ -265,16 +248,8 @@ fn rdf(engine: &Engine, iri: &str, release: &str, media: &str) -> Result<Vec<u8>
         .with_prefix("rg", crate::vocab::rg::NS)
         .map_err(|e| e.to_string())?
         .for_writer(Vec::new());
-    if let QueryResults::Graph(triples) = prepared
-        .on_store(engine.store().oxigraph())
-        .execute()
-        .map_err(|e| e.to_string())?
-    {
-        for t in triples {
-            writer
-                .serialize_triple(&t.map_err(|e| e.to_string())?)
-                .map_err(|e| e.to_string())?;
-        }
+    for t in &triples {
+        writer.serialize_triple(t).map_err(|e| e.to_string())?;
     }
     writer.finish().map_err(|e| e.to_string())
 }
