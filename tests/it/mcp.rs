@@ -32,9 +32,13 @@ pub(crate) async fn call(
         .expect("protocol-level success")
 }
 
-#[tokio::test]
-async fn tools_answer_with_version_lines_structured_content_and_clear_errors() {
-    let engine = Arc::new(acme());
+/// An in-process server over `engine` and a client connected to it through a pipe.
+async fn connect(
+    engine: Arc<refgraph::answer::Engine>,
+) -> (
+    rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    tokio::task::JoinHandle<()>,
+) {
     let (server_io, client_io) = tokio::io::duplex(1 << 16);
     let server = tokio::spawn(async move {
         let running = RefgraphServer::new(engine)
@@ -44,6 +48,13 @@ async fn tools_answer_with_version_lines_structured_content_and_clear_errors() {
         running.waiting().await.ok();
     });
     let client = ().serve(client_io).await.expect("client connects");
+    (client, server)
+}
+
+#[tokio::test]
+async fn tools_answer_with_version_lines_structured_content_and_clear_errors() {
+    let engine = Arc::new(acme());
+    let (client, server) = connect(engine).await;
 
     let tools = client.list_all_tools().await.unwrap();
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
@@ -223,15 +234,7 @@ async fn a_runaway_sparql_query_is_answered_at_the_time_limit() {
     let mut engine = acme();
     engine.limits.timeout = std::time::Duration::from_secs(1);
     let engine = Arc::new(engine);
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let server = tokio::spawn(async move {
-        let running = RefgraphServer::new(engine)
-            .serve(server_io)
-            .await
-            .expect("server starts");
-        running.waiting().await.ok();
-    });
-    let client = ().serve(client_io).await.expect("client connects");
+    let (client, server) = connect(engine).await;
     let started = std::time::Instant::now();
     let runaway = call(
         &client,

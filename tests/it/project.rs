@@ -290,7 +290,7 @@ process.stdin.on('end', () => {
 });
 "#;
 
-fn oracle(cmd: &mut Command, input: &Value) -> Vec<Option<String>> {
+fn oracle<T: serde::de::DeserializeOwned>(cmd: &mut Command, input: &Value) -> T {
     use std::io::Write;
     let mut child = cmd
         .stdin(std::process::Stdio::piped())
@@ -330,7 +330,7 @@ fn ranges_agree_with_packaging_and_node_semver_on_real_release_lists() {
                 serde_json::json!({"range": r.requested.clone().unwrap_or_default(), "versions": versions})
             })
             .collect();
-        let want = if ecosystem == "pypi" {
+        let want: Vec<Option<String>> = if ecosystem == "pypi" {
             oracle(
                 Command::new(python()).args(["-c", PACKAGING_ORACLE]),
                 &Value::from(cases),
@@ -420,32 +420,14 @@ fn release_order_agrees_with_packaging_and_node_semver_on_real_release_lists() {
             lists.push(v.versions);
         }
         let input = Value::from(lists.clone());
-        let want: Vec<Vec<String>> = {
-            use std::io::Write;
-            let mut cmd = if ecosystem == "pypi" {
-                let mut c = Command::new(python());
-                c.args(["-c", PACKAGING_ORDER]);
-                c
-            } else {
-                let tools = npm_install(&cache_dir(), "node_semver", "semver", "semver@7.6.3");
-                let mut c = Command::new("node");
-                c.args(["-e", SEMVER_ORDER, tools.to_str().unwrap()]);
-                c
-            };
-            let mut child = cmd
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .expect("oracle runs");
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(input.to_string().as_bytes())
-                .unwrap();
-            let out = child.wait_with_output().unwrap();
-            assert!(out.status.success(), "oracle failed");
-            serde_json::from_slice(&out.stdout).unwrap()
+        let want: Vec<Vec<String>> = if ecosystem == "pypi" {
+            oracle(Command::new(python()).args(["-c", PACKAGING_ORDER]), &input)
+        } else {
+            let tools = npm_install(&cache_dir(), "node_semver", "semver", "semver@7.6.3");
+            oracle(
+                Command::new("node").args(["-e", SEMVER_ORDER, tools.to_str().unwrap()]),
+                &input,
+            )
         };
         for ((name, all), want) in packages.iter().zip(lists).zip(want) {
             // The versions the oracle reads, in refgraph's order.
