@@ -202,20 +202,22 @@ impl Engine {
                 behind.push(r.release.clone());
             }
         }
-        let note = if !behind.is_empty() {
-            Some(format!(
+        let mut notes: Vec<String> = Vec::new();
+        if !behind.is_empty() {
+            notes.push(format!(
                 "the text index is behind the store for {}: run `refgraph reindex` (`refgraph serve` also catches up when it starts)",
                 behind.join(", ")
-            ))
+            ));
         } else if outcome.nothing_relevant {
-            Some("nothing relevant found: the closest chunks did not share enough of the query's words or meaning".to_string())
+            notes.push("nothing relevant found: the closest chunks did not share enough of the query's words or meaning".to_string());
         } else if outcome.hits.is_empty() {
-            Some("nothing found".to_string())
-        } else if !outcome.used_vectors && mode != Mode::Bm25Only {
-            Some("keyword and name matching only: no embedding model is installed (refgraph model install)".to_string())
-        } else {
-            None
-        };
+            notes.push("nothing found".to_string());
+        }
+        // Said whatever else is said: a search without vectors misses what only meaning links.
+        if !outcome.used_vectors && mode != Mode::Bm25Only {
+            notes.push("keyword and name matching only: no embedding model is installed (refgraph model install)".to_string());
+        }
+        let note = (!notes.is_empty()).then(|| notes.join("; "));
         let search = DocSearch {
             query: q.query.clone(),
             releases: releases

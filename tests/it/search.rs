@@ -68,6 +68,22 @@ fn identifiers_and_words_are_found_without_a_model() {
         .unwrap();
     assert_eq!(line, "2.0.0");
     assert!(!s.semantic);
+    assert!(
+        s.note
+            .as_deref()
+            .is_some_and(|n| n.contains("no embedding model is installed")),
+        "{:?}",
+        s.note
+    );
+    // Said beside another note too: a query nothing matches, without a model.
+    let (none, _) = e
+        .search_docs_with(&q("bake a chocolate cake", Some("2.0.0")), Mode::Fused)
+        .unwrap();
+    let note = none.note.unwrap_or_default();
+    assert!(
+        note.starts_with("nothing") && note.contains("no embedding model is installed"),
+        "{note}"
+    );
     assert_eq!(
         s.results[0].entities[0].qualified_name,
         "acme_storage.StorageClient.put_object"
