@@ -169,6 +169,15 @@ pub fn is_build_config(path: &str) -> bool {
     (name == "pyproject.toml" || name == "setup.cfg") && !dir.contains('/')
 }
 
+/// Whether a `pyproject.toml` configures maturin, which builds a Rust extension module into
+/// the package (polars.polars).
+pub fn is_maturin_project(pyproject: &[u8]) -> bool {
+    toml::from_str::<toml::Table>(&String::from_utf8_lossy(pyproject))
+        .ok()
+        .and_then(|d| d.get("tool")?.get("maturin").cloned())
+        .is_some()
+}
+
 /// A file of an unbuilt release (an sdist, a source tree) that builds compiled modules into
 /// its folder: a Cython declaration (`.pxd`), C or C++ source, or a `meson.build`. Its name is
 /// the fact; its bytes are never read. A module such a folder is missing may be one the build

@@ -454,12 +454,7 @@ fn select_package_files(files: Vec<SourceFile>) -> Vec<SourceFile> {
     let maturin = configs
         .iter()
         .find(|f| f.path == "pyproject.toml")
-        .filter(|f| {
-            toml::from_str::<toml::Table>(&String::from_utf8_lossy(&f.text))
-                .ok()
-                .and_then(|d| d.get("tool")?.get("maturin").cloned())
-                .is_some()
-        })
+        .filter(|f| crate::extract::is_maturin_project(&f.text))
         .cloned();
     let root = configs
         .iter()

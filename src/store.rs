@@ -276,10 +276,7 @@ impl Store {
         bindings: &[(&str, Term)],
         timeout: Duration,
     ) -> Result<Vec<QuerySolution>, StoreError> {
-        let token = CancellationToken::new();
-        let prepared = query.bind_cancellable(bindings, token.clone());
-        cancel_after(token, timeout);
-        match prepared.on_store(&self.inner).execute()? {
+        match self.execute_within(query, bindings, timeout)? {
             QueryResults::Solutions(solutions) => Ok(solutions.collect::<Result<Vec<_>, _>>()?),
             _ => Ok(Vec::new()),
         }
@@ -292,13 +289,23 @@ impl Store {
         bindings: &[(&str, Term)],
         timeout: Duration,
     ) -> Result<Vec<oxigraph::model::Triple>, StoreError> {
-        let token = CancellationToken::new();
-        let prepared = query.bind_cancellable(bindings, token.clone());
-        cancel_after(token, timeout);
-        match prepared.on_store(&self.inner).execute()? {
+        match self.execute_within(query, bindings, timeout)? {
             QueryResults::Graph(triples) => Ok(triples.collect::<Result<Vec<_>, _>>()?),
             _ => Ok(Vec::new()),
         }
+    }
+
+    /// A catalog query with bound variables, evaluating under a token cancelled at `timeout`.
+    fn execute_within(
+        &self,
+        query: &CatalogQuery,
+        bindings: &[(&str, Term)],
+        timeout: Duration,
+    ) -> Result<QueryResults<'_>, StoreError> {
+        let token = CancellationToken::new();
+        let prepared = query.bind_cancellable(bindings, token.clone());
+        cancel_after(token, timeout);
+        Ok(prepared.on_store(&self.inner).execute()?)
     }
 
     /// Evaluates a user's query (prepared with `token`) over the union of all graphs, cut at

@@ -190,7 +190,7 @@ fn build_reasons(
         .collect();
     let mut out = std::collections::HashMap::new();
     for f in files {
-        if f.path == "pyproject.toml" {
+        if f.path == "pyproject.toml" && crate::extract::is_maturin_project(&f.text) {
             for top in packages.iter().filter(|p| !p.contains('.')) {
                 out.entry(top.to_string()).or_insert_with(|| {
                     format!(
