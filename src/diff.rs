@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use crate::answer::{AnswerError, Engine};
 use crate::lower::kind_name;
+use crate::model::Ecosystem;
 use crate::store::Store;
 use crate::store::{get_str, iri};
 pub use rules::{CoarseKind, Severity};
@@ -456,13 +457,25 @@ fn run_rule(
     Ok(out)
 }
 
+/// Migration reports between two releases of a package: [`Engine::diff`].
+pub struct DiffService<'e> {
+    e: &'e Engine,
+}
+
 impl Engine {
+    /// What changed between two releases of a package, rule by rule.
+    pub fn diff(&self) -> DiffService<'_> {
+        DiffService { e: self }
+    }
+}
+
+impl DiffService<'_> {
     /// Runs every rule that applies to the package's ecosystem over the two releases.
     /// The signature rules only when `signature_rules`: the report runs them over the symbols
     /// whose signatures changed (`signature_findings`).
     fn findings(
         &self,
-        ecosystem: &str,
+        ecosystem: Ecosystem,
         baseline: &str,
         current: &str,
         signature_rules: bool,
@@ -470,7 +483,7 @@ impl Engine {
         let rules = rules::all()
             .iter()
             .filter(|r| r.applies_to(ecosystem) && (signature_rules || !r.is_signature_rule()));
-        run_rules(self.store(), rules.copied(), baseline, current)
+        run_rules(self.e.store(), rules.copied(), baseline, current)
     }
 
     /// (IRI, IRI) for every symbol of both releases whose signature changed.
@@ -479,7 +492,7 @@ impl Engine {
         baseline: &str,
         current: &str,
     ) -> Result<Vec<(String, String)>, AnswerError> {
-        let rows = self.store().select(
+        let rows = self.e.store().select(
             &crate::queries::signature_changed,
             &[("baseline", iri(baseline)), ("current", iri(current))],
         )?;
@@ -499,7 +512,7 @@ impl Engine {
     /// every one of both releases.
     fn signature_findings(
         &self,
-        ecosystem: &str,
+        ecosystem: Ecosystem,
         baseline: &str,
         current: &str,
         pairs: &BTreeSet<(String, String)>,
@@ -516,7 +529,7 @@ impl Engine {
             |graph: &str, source: &str, subject: &NamedNode, rename: bool, out: &mut Vec<Quad>| {
                 let g = NamedNode::new_unchecked(graph);
                 let mut name = None;
-                for (p, o) in self.store().describe(graph, source)? {
+                for (p, o) in self.e.store().describe(graph, source)? {
                     if p == qname {
                         name = Some(o.clone());
                         if rename {
@@ -524,7 +537,7 @@ impl Engine {
                         }
                     }
                     if let (true, Term::NamedNode(node)) = (p == parameter, &o) {
-                        for (pp, po) in self.store().describe(graph, node.as_str())? {
+                        for (pp, po) in self.e.store().describe(graph, node.as_str())? {
                             let pp = NamedNode::new_unchecked(pp);
                             out.push(Quad::new(node.clone(), pp, po, g.clone()));
                         }
@@ -575,10 +588,10 @@ impl Engine {
         to: &str,
         options: &DiffOptions,
     ) -> Result<DiffReport, AnswerError> {
-        let old = self.choose(Some(package), Some(from), None)?;
-        let new = self.choose(Some(package), Some(to), None)?;
+        let old = self.e.choose(Some(package), Some(from), None)?;
+        let new = self.e.choose(Some(package), Some(to), None)?;
         let (a, b) = (&old.release.release, &new.release.release);
-        let ecosystem = old.release.ecosystem.as_str();
+        let ecosystem = old.release.ecosystem;
         let findings = self.findings(ecosystem, a, b, options.exhaustive)?;
 
         // A name that still resolves on the other side (an alias, a member now inherited)
@@ -597,9 +610,9 @@ impl Engine {
                 None => None,
             };
             if let Some((own, there)) = sides {
-                let found = self.lookup(there, f.name())?;
+                let found = self.e.resolve_name(there, f.name())?;
                 if !found.is_empty() {
-                    let here = self.lookup(own, f.name())?;
+                    let here = self.e.resolve_name(own, f.name())?;
                     let (old, new) = if own == a {
                         (here.first(), found.first())
                     } else {
@@ -608,7 +621,7 @@ impl Engine {
                     // A baseline symbol still in the current release is compared with itself.
                     if let (Some(s), Some(t)) = (old, new)
                         && s.0 != t.0
-                        && !self.store().has_subject(b, &s.0)?
+                        && !self.e.store().has_subject(b, &s.0)?
                     {
                         pairs.insert((s.0.clone(), t.0.clone()));
                     }

@@ -1,6 +1,6 @@
 //! Extractors: bytes in, facts and diagnostics out. No IO, no store.
 
-use crate::model::{PackageId, ReleaseFacts};
+use crate::model::{Ecosystem, PackageId, ReleaseFacts};
 
 pub mod docs;
 pub mod javascript;
@@ -27,14 +27,11 @@ pub enum Language {
 }
 
 impl Language {
-    pub fn for_package(package: &PackageId) -> Result<Language, String> {
-        match package.ecosystem.as_str() {
-            "pypi" => Ok(Language::Python),
-            "npm" => Ok(Language::JavaScript),
-            "generic" => Ok(Language::OpenApi),
-            other => Err(format!(
-                "no extractor for '{other}' packages: use pkg:pypi/NAME, pkg:npm/NAME, or pkg:generic/NAME for an OpenAPI document"
-            )),
+    pub fn for_package(package: &PackageId) -> Language {
+        match package.ecosystem {
+            Ecosystem::Pypi => Language::Python,
+            Ecosystem::Npm => Language::JavaScript,
+            Ecosystem::Generic => Language::OpenApi,
         }
     }
 

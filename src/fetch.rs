@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use sha2::{Digest as _, Sha256, Sha512};
 
-use crate::model::PackageId;
+use crate::model::{Ecosystem, PackageId};
 
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
@@ -191,7 +191,7 @@ pub fn fetch_pypi(
     cache_dir: &Path,
     progress: &dyn Fn(u64, u64),
 ) -> Result<Fetched, FetchError> {
-    if package.ecosystem != "pypi" {
+    if package.ecosystem != Ecosystem::Pypi {
         return Err(FetchError::UnsupportedEcosystem(package.purl()));
     }
     fetch_pypi_file(&package.name, version, cache_dir, progress, &|files| {
@@ -246,7 +246,7 @@ fn fetch_pypi_file(
         });
     };
     let Some(files) = project.releases.remove(version) else {
-        let recent = newest_first("pypi", project.releases.into_keys());
+        let recent = newest_first(Ecosystem::Pypi, project.releases.into_keys());
         return Err(FetchError::UnknownVersion {
             registry: "PyPI",
             name: name.to_string(),
@@ -415,7 +415,7 @@ pub fn fetch_npm(
     cache_dir: &Path,
     progress: &dyn Fn(u64, u64),
 ) -> Result<Fetched, FetchError> {
-    if package.ecosystem != "npm" {
+    if package.ecosystem != Ecosystem::Npm {
         return Err(FetchError::UnsupportedEcosystem(package.purl()));
     }
     let name = package.display_name();
@@ -439,7 +439,7 @@ pub fn fetch_npm(
                         registry: "npm",
                         name,
                         version: version.to_string(),
-                        recent: newest_first("npm", doc.versions.into_keys()),
+                        recent: newest_first(Ecosystem::Npm, doc.versions.into_keys()),
                     });
                 }
             }
@@ -486,7 +486,7 @@ pub fn registry_versions(
     cache_dir: &Path,
     max_age: std::time::Duration,
 ) -> Result<RegistryVersions, FetchError> {
-    let dir = cache_dir.join("versions").join(&package.ecosystem);
+    let dir = cache_dir.join("versions").join(package.ecosystem.as_str());
     let file = dir.join(format!("{}.json", package.name.replace(['/', '%'], "_")));
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -499,8 +499,8 @@ pub fn registry_versions(
         cached.from_cache = true;
         return Ok(cached);
     }
-    let versions: Vec<String> = match package.ecosystem.as_str() {
-        "pypi" => {
+    let versions: Vec<String> = match package.ecosystem {
+        Ecosystem::Pypi => {
             let url = format!("{}/{}/json", index_url(), package.name);
             let Some(project) = get_json::<ProjectJson>(&url)? else {
                 return Err(FetchError::UnknownPackage {
@@ -515,7 +515,7 @@ pub fn registry_versions(
                 .map(|(v, _)| v)
                 .collect()
         }
-        "npm" => {
+        Ecosystem::Npm => {
             let name = package.display_name();
             let path = npm_path(&name);
             let Some(doc) = get_json::<NpmPackument>(&format!("{}/{path}", npm_registry()))? else {
@@ -526,7 +526,7 @@ pub fn registry_versions(
             };
             doc.versions.into_keys().collect()
         }
-        _ => return Err(FetchError::UnsupportedEcosystem(package.purl())),
+        Ecosystem::Generic => return Err(FetchError::UnsupportedEcosystem(package.purl())),
     };
     let out = RegistryVersions {
         versions,
@@ -566,7 +566,7 @@ fn join_url(base: &str, url: &str) -> String {
 }
 
 /// The eight newest of a registry's versions, for an error that lists what exists.
-fn newest_first(ecosystem: &str, versions: impl Iterator<Item = String>) -> Vec<String> {
+fn newest_first(ecosystem: Ecosystem, versions: impl Iterator<Item = String>) -> Vec<String> {
     let mut all: Vec<String> = versions.collect();
     all.sort_by_key(|v| crate::version::version_key(ecosystem, v));
     all.into_iter().rev().take(8).collect()

@@ -13,7 +13,7 @@ use crate::answer::{Engine, QueryLimits};
 use crate::extract::{ExtractLimits, Language, SourceFile};
 use crate::ingest::Limits;
 use crate::lower::{Provenance, release_quads};
-use crate::model::{PackageId, ReleaseFacts};
+use crate::model::{Ecosystem, PackageId, ReleaseFacts};
 
 /// Small limits, so one input cannot spend the fuzzer's time on legitimate but huge work.
 fn limits() -> Limits {
@@ -27,7 +27,7 @@ fn limits() -> Limits {
 
 /// Lowers `facts` as a release would be and checks that every IRI written is a valid IRI:
 /// names come from the input, so an unescaped one would poison the store's serialisations.
-fn lower_and_check(ecosystem: &str, facts: &ReleaseFacts) {
+fn lower_and_check(ecosystem: Ecosystem, facts: &ReleaseFacts) {
     let package = PackageId::new(ecosystem, "fuzzed");
     let provenance = Provenance {
         source: "fuzz".into(),
@@ -71,14 +71,14 @@ pub fn openapi(data: &[u8]) {
     let json = data.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     let name = if json { "spec.json" } else { "spec.yaml" };
     let facts = Language::OpenApi.extract(&[file(name, data)], &ExtractLimits::default());
-    lower_and_check("generic", &facts);
+    lower_and_check(Ecosystem::Generic, &facts);
 }
 
 /// A Python module, as the `__init__.py` of a package and as a module inside it.
 pub fn python(data: &[u8]) {
     let files = [file("pkg/__init__.py", data), file("pkg/sub.py", data)];
     let facts = Language::Python.extract(&files, &ExtractLimits::default());
-    lower_and_check("pypi", &facts);
+    lower_and_check(Ecosystem::Pypi, &facts);
 }
 
 /// A JavaScript file and a TypeScript declaration file with the same text, as the entry of a
@@ -93,7 +93,7 @@ pub fn javascript(data: &[u8]) {
         file("lib.d.ts", data),
     ];
     let facts = Language::JavaScript.extract(&files, &ExtractLimits::default());
-    lower_and_check("npm", &facts);
+    lower_and_check(Ecosystem::Npm, &facts);
 }
 
 /// A `package.json`: the entry-point layout (`exports` maps, conditions, subpaths).
@@ -108,7 +108,7 @@ pub fn package_json(data: &[u8]) {
         file("lib/sub.d.ts", b"export * from '../index';\n"),
     ];
     let facts = Language::JavaScript.extract(&files, &ExtractLimits::default());
-    lower_and_check("npm", &facts);
+    lower_and_check(Ecosystem::Npm, &facts);
 }
 
 /// A documentation page, read as HTML and as Markdown: an answer or a diagnostic, and no
@@ -163,7 +163,7 @@ fn engine() -> &'static Engine {
             ("python/acme-storage-1.0.0", "acme-storage", "1.0.0"),
             ("python/acme-storage-2.0.0", "acme-storage", "2.0.0"),
         ] {
-            let package = PackageId::new("pypi", package);
+            let package = PackageId::new(Ecosystem::Pypi, package);
             let (files, diags) =
                 crate::ingest::read_release(&root.join(dir), Language::Python, &Limits::default())
                     .expect("the samples are readable");

@@ -8,7 +8,7 @@ use oxigraph::model::NamedNode;
 
 use crate::extract::{ExtractLimits, Language, SourceFile};
 use crate::lower::{Provenance, release_quads};
-use crate::model::{Diagnostic, PackageId, ReleaseFacts};
+use crate::model::{Diagnostic, PackageId, PackageRef, ReleaseFacts};
 use crate::store::{Store, StoreError};
 
 mod docs;
@@ -603,16 +603,12 @@ fn declared_package_root(path: &str, text: &str) -> Option<String> {
 /// A registry release named on a command line or in a request: `pkg:pypi/NAME@VERSION`,
 /// `pkg:npm/NAME@VERSION`, or a bare `NAME@VERSION` (PyPI).
 pub fn registry_release(text: &str) -> Result<(PackageId, String), String> {
-    let (mut id, version) = PackageId::parse(text)?;
-    if id.ecosystem.is_empty() {
-        id = PackageId::new("pypi", &id.name);
-    }
+    let (id, version) = PackageRef::parse(text)?.or_pypi();
     let Some(version) = version else {
         return Err(format!(
             "'{text}' has no version: write pkg:pypi/NAME@VERSION or pkg:npm/NAME@VERSION"
         ));
     };
-    Language::for_package(&id)?;
     Ok((id, version))
 }
 
@@ -683,21 +679,19 @@ fn fetch_release(
     cache: &Path,
     progress: &dyn Fn(u64, u64),
 ) -> Result<crate::fetch::Fetched, AddError> {
-    let cache = cache.join(&id.ecosystem);
-    Ok(
-        match Language::for_package(id).map_err(AddError::BadRelease)? {
-            Language::JavaScript => crate::fetch::fetch_npm(id, version, &cache, progress)?,
-            Language::Python => crate::fetch::fetch_pypi(id, version, &cache, progress)?,
-            Language::OpenApi => {
-                return Err(AddError::BadRelease(format!(
-                    "{}: pkg:generic packages have no registry to fetch from; ingest the spec \
+    let cache = cache.join(id.ecosystem.as_str());
+    Ok(match Language::for_package(id) {
+        Language::JavaScript => crate::fetch::fetch_npm(id, version, &cache, progress)?,
+        Language::Python => crate::fetch::fetch_pypi(id, version, &cache, progress)?,
+        Language::OpenApi => {
+            return Err(AddError::BadRelease(format!(
+                "{}: pkg:generic packages have no registry to fetch from; ingest the spec \
                  file: refgraph ingest SPEC --package {} --version {version}",
-                    id.release_purl(version),
-                    id.purl()
-                )));
-            }
-        },
-    )
+                id.release_purl(version),
+                id.purl()
+            )));
+        }
+    })
 }
 
 /// Reads a fetched archive and stores it as release `version` of `id`.
@@ -708,7 +702,7 @@ fn ingest_fetched(
     fetched: &crate::fetch::Fetched,
     limits: &Limits,
 ) -> Result<IngestReport, AddError> {
-    let language = Language::for_package(id).map_err(AddError::BadRelease)?;
+    let language = Language::for_package(id);
     let (files, diags) = read_release(&fetched.path, language, limits)?;
     Ok(ingest_files_with(
         store,
@@ -759,7 +753,7 @@ pub fn ingest_files_with(
 ) -> Result<IngestReport, IngestError> {
     let start = Instant::now();
     validate_version(version)?;
-    let language = Language::for_package(package).map_err(IngestError::Unsupported)?;
+    let language = Language::for_package(package);
     let is_page =
         |f: &SourceFile| language != Language::OpenApi && crate::extract::docs::is_page(&f.path);
     let mut facts: ReleaseFacts = if files.iter().any(is_page) {

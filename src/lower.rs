@@ -3,7 +3,8 @@
 use oxigraph::model::{GraphName, Literal, NamedNode, NamedNodeRef, Quad, Term};
 
 use crate::model::{
-    Mention, PackageId, Param, ParamKind, Reach, RelationKind, ReleaseFacts, Symbol, SymbolKind,
+    Ecosystem, Mention, PackageId, Param, ParamKind, Reach, RelationKind, ReleaseFacts, Symbol,
+    SymbolKind,
 };
 use crate::vocab::{rdf, rg};
 
@@ -171,11 +172,11 @@ pub fn summary_of(doc: &str) -> String {
 ///   function binds only when someone else calls it (`rg:maybeBound`); star imports pass on
 ///   what the imported module cannot tell; names bound only when an optional dependency is
 ///   installed (`rg:guardedBy`).
-pub fn facts_version(ecosystem: &str) -> i64 {
+pub fn facts_version(ecosystem: Ecosystem) -> i64 {
     match ecosystem {
-        "npm" => 4,
-        "pypi" => 5,
-        _ => 2,
+        Ecosystem::Npm => 4,
+        Ecosystem::Pypi => 5,
+        Ecosystem::Generic => 2,
     }
 }
 
@@ -210,7 +211,7 @@ pub fn release_quads(
     w.add(
         &release,
         rg::FACTS_VERSION,
-        Literal::from(facts_version(&package.ecosystem)),
+        Literal::from(facts_version(package.ecosystem)),
     );
     w.add(
         &release,
@@ -224,7 +225,7 @@ pub fn release_quads(
         w.str(&release, rg::PRIVATE_NAMES, &table);
     }
     w.add(&package_node, rdf::TYPE, rg::PACKAGE);
-    w.str(&package_node, rg::ECOSYSTEM, &package.ecosystem);
+    w.str(&package_node, rg::ECOSYSTEM, package.ecosystem.as_str());
     w.str(&package_node, rg::PACKAGE_NAME, &package.name);
     for (i, d) in facts.diagnostics.iter().enumerate() {
         let n = node(format!("{}#diagnostic-{i}", release.as_str()));
@@ -905,7 +906,7 @@ mod tests {
             "\u{E000}private\u{FFFF}",
             "tab\there",
         ] {
-            let iri = symbol_iri(&PackageId::new("npm", "fuzzed"), name);
+            let iri = symbol_iri(&PackageId::new(Ecosystem::Npm, "fuzzed"), name);
             assert!(NamedNode::new(iri.clone()).is_ok(), "{iri}");
             let fragment = iri.split_once('#').unwrap().1;
             assert_eq!(percent_decode(fragment), name);

@@ -13,7 +13,7 @@ use refgraph::answer::{AnswerError, Engine};
 use refgraph::diff;
 use refgraph::extract::Language;
 use refgraph::ingest::{Limits, ingest_files_with, read_release};
-use refgraph::model::PackageId;
+use refgraph::model::{Ecosystem, PackageId, PackageRef};
 use refgraph::store::Store;
 
 /// mimalloc instead of glibc's allocator: ingest allocates and frees millions of small strings
@@ -600,7 +600,7 @@ fn run(cli: Cli) -> Result<u8> {
         } => {
             let engine = Engine::new(open_read(&data)?);
             let chosen = engine.choose(package.as_deref(), version.as_deref(), Some(name))?;
-            let u = engine.usage_paths(&chosen, name, (*limit).max(1))?;
+            let u = engine.usage().usage_paths(&chosen, name, (*limit).max(1))?;
             if cli.json {
                 print_json(&u)?;
             } else {
@@ -617,7 +617,7 @@ fn run(cli: Cli) -> Result<u8> {
         } => {
             let engine = Engine::new(open_read(&data)?);
             let chosen = engine.choose(package.as_deref(), version.as_deref(), Some(name))?;
-            let r = engine.related(&chosen, name, relation.as_deref())?;
+            let r = engine.usage().related(&chosen, name, relation.as_deref())?;
             if cli.json {
                 print_json(&r)?;
             } else {
@@ -669,7 +669,7 @@ fn cmd_ingest(
     let package = parse_package(package)?;
     let store = Store::open(&store_path(data))?;
     let bar = spinner(&format!("ingesting {}", package.release_purl(version)));
-    let language = Language::for_package(&package).map_err(anyhow::Error::msg)?;
+    let language = Language::for_package(&package);
     let limits = limits(cli);
     let (files, diags) = read_release(path, language, &limits)?;
     let report = ingest_files_with(
@@ -844,7 +844,7 @@ fn cmd_api(
 ) -> Result<u8> {
     let engine = Engine::new(open_read(data)?);
     let chosen = engine.choose(package.as_deref(), version.as_deref(), Some(name))?;
-    let d = engine.api_detail(&chosen, name)?;
+    let d = engine.lookup().api_detail(&chosen, name)?;
     if cli.json {
         print_json(&d)?;
     } else {
@@ -918,7 +918,9 @@ fn cmd_api(
 /// `refgraph versions NAME`: the symbol in each indexed release.
 fn cmd_versions(cli: &Cli, data: &Path, name: &str, package: &Option<String>) -> Result<u8> {
     let engine = Engine::new(open_read(data)?);
-    let c = engine.check_version(package.as_deref(), name, None)?;
+    let c = engine
+        .lookup()
+        .check_version(package.as_deref(), name, None)?;
     if cli.json {
         print_json(&c)?;
     } else {
@@ -978,7 +980,9 @@ fn cmd_list(
 ) -> Result<u8> {
     let engine = Engine::new(open_read(data)?);
     let chosen = engine.choose(Some(package), version.as_deref(), None)?;
-    let l = engine.list(&chosen, kind.as_deref(), prefix.as_deref(), *limit, None)?;
+    let l = engine
+        .lookup()
+        .list(&chosen, kind.as_deref(), prefix.as_deref(), *limit, None)?;
     if cli.json {
         print_json(&l)?;
     } else {
@@ -1044,7 +1048,7 @@ fn cmd_diff(cli: &Cli, data: &Path, args: &DiffArgs) -> Result<u8> {
         None => diff::IgnoreList::default(),
     };
     let engine = Engine::new(open_read(data)?);
-    let d = engine.diff_report(
+    let d = engine.diff().diff_report(
         package,
         from,
         to,
@@ -1124,7 +1128,7 @@ fn cmd_search(cli: &Cli, data: &Path, args: &SearchArgs) -> Result<u8> {
         SearchMode::Bm25 => refgraph::index::Mode::Bm25Only,
         SearchMode::Vector => refgraph::index::Mode::VectorOnly,
     };
-    let (s, line) = engine.search_docs_with(&q, mode)?;
+    let (s, line) = engine.docs().search_docs_with(&q, mode)?;
     if cli.json {
         print_json(&s)?;
     } else {
@@ -1162,7 +1166,7 @@ fn cmd_search(cli: &Cli, data: &Path, args: &SearchArgs) -> Result<u8> {
 fn cmd_page(cli: &Cli, data: &Path, id: &str) -> Result<u8> {
     let engine =
         Engine::new(open_read(data)?).with_index(open_index(cli, data)?, Some(synonyms_dir(data)));
-    let p = engine.get_page(id)?;
+    let p = engine.docs().get_page(id)?;
     if cli.json {
         print_json(&p)?;
     } else {
@@ -1289,7 +1293,7 @@ fn cmd_model(cli: &Cli, data: &Path, action: &ModelAction) -> Result<u8> {
             );
             let written = refgraph::index::embed::install(
                 &dir,
-                &data.join("cache").join("pypi"),
+                &data.join("cache").join(Ecosystem::Pypi.as_str()),
                 &|what, d, t| {
                     bar.set_message(format!("fetching {what}"));
                     bar.set_length(t.max(d));
@@ -1343,12 +1347,11 @@ fn cmd_sparql(cli: &Cli, data: &Path, query: &str) -> Result<u8> {
 }
 
 fn parse_package(text: &str) -> Result<PackageId> {
-    let (mut id, version) = PackageId::parse(text).map_err(anyhow::Error::msg)?;
+    let (id, version) = PackageRef::parse(text)
+        .map_err(anyhow::Error::msg)?
+        .or_pypi();
     if version.is_some() {
         bail!("--package takes no version ('{text}'); pass --version");
-    }
-    if id.ecosystem.is_empty() {
-        id = PackageId::new("pypi", &id.name);
     }
     Ok(id)
 }
@@ -1381,9 +1384,12 @@ fn print_report(cli: &Cli, r: &refgraph::ingest::IngestReport) -> Result<()> {
 fn spec_package(id: &PackageId, as_package: Option<&str>) -> Result<PackageId> {
     let target = match as_package {
         Some(p) => parse_package(p)?,
-        None => PackageId::new("generic", id.display_name().trim_start_matches('@')),
+        None => PackageId::new(
+            Ecosystem::Generic,
+            id.display_name().trim_start_matches('@'),
+        ),
     };
-    if target.ecosystem != "generic" {
+    if target.ecosystem != Ecosystem::Generic {
         bail!(
             "--as must be a pkg:generic/NAME package (got {}): a spec is stored apart from the code of its npm package",
             target.purl()
@@ -1473,7 +1479,7 @@ fn add(
     for r in releases {
         let (id, version) = refgraph::ingest::registry_release(r).map_err(anyhow::Error::msg)?;
         if spec.is_some() {
-            if id.ecosystem != "npm" {
+            if id.ecosystem != Ecosystem::Npm {
                 bail!("--spec reads specs shipped in npm packages; '{r}' is not pkg:npm/...");
             }
             spec_package(&id, as_package)?;
@@ -1723,8 +1729,12 @@ fn add_spec(
 ) -> Result<refgraph::ingest::IngestReport> {
     let purl = id.release_purl(version);
     let limits = &ingester.limits;
-    let fetched =
-        refgraph::fetch::fetch_npm(id, version, &ingester.cache.join(&id.ecosystem), progress)?;
+    let fetched = refgraph::fetch::fetch_npm(
+        id,
+        version,
+        &ingester.cache.join(id.ecosystem.as_str()),
+        progress,
+    )?;
     let target = spec_package(id, as_package)?;
     let (files, diags) = read_release(&fetched.path, Language::OpenApi, limits)?;
     let want = spec.trim_start_matches("./").trim_start_matches("package/");

@@ -173,8 +173,8 @@ pub struct SparqlArgs {
 fn version_asked(package: Option<&str>, version: Option<&str>) -> bool {
     version.is_some_and(|v| !v.trim().is_empty())
         || package
-            .and_then(|p| crate::model::PackageId::parse(p.trim()).ok())
-            .is_some_and(|(_, v)| v.is_some())
+            .and_then(|p| crate::model::PackageRef::parse(p.trim()).ok())
+            .is_some_and(|r| r.version.is_some())
 }
 
 /// Arguments of `resolve_versions`.
@@ -677,7 +677,7 @@ impl RefgraphServer {
         self.answer_about(
             &ctx,
             target,
-            move |e, c| e.api_detail(c, &a.name),
+            move |e, c| e.lookup().api_detail(c, &a.name),
             detail_text,
         )
         .await
@@ -699,7 +699,7 @@ impl RefgraphServer {
         self.answer_about(
             &ctx,
             target,
-            move |e, c| e.usage_paths(c, &a.name, limit),
+            move |e, c| e.usage().usage_paths(c, &a.name, limit),
             |u, release| u.text(release),
         )
         .await
@@ -720,7 +720,7 @@ impl RefgraphServer {
         self.answer_about(
             &ctx,
             target,
-            move |e, c| e.related(c, &a.name, a.relation.as_deref()),
+            move |e, c| e.usage().related(c, &a.name, a.relation.as_deref()),
             |r, release| r.text(release),
         )
         .await
@@ -753,7 +753,10 @@ impl RefgraphServer {
             }
         }
         let out = self
-            .blocking(move |e| e.check_version(a.package.as_deref(), &a.name, a.version.as_deref()))
+            .blocking(move |e| {
+                e.lookup()
+                    .check_version(a.package.as_deref(), &a.name, a.version.as_deref())
+            })
             .await?;
         match out {
             Ok(c) => {
@@ -784,7 +787,7 @@ impl RefgraphServer {
     ) -> Result<CallToolResult, ErrorData> {
         let out = self
             .blocking(move |e| {
-                e.diff_versions(
+                e.diff().diff_versions(
                     &a.package,
                     &a.from,
                     &a.to,
@@ -832,6 +835,7 @@ impl RefgraphServer {
             .blocking(
                 move |e| -> Result<(Chosen, ApiList), (Option<String>, AnswerError)> {
                     let l = e
+                        .lookup()
                         .list_filtered(
                             &chosen,
                             a.kind.as_deref(),
@@ -872,7 +876,7 @@ impl RefgraphServer {
         &self,
         Parameters(q): Parameters<DocQuery>,
     ) -> Result<CallToolResult, ErrorData> {
-        let out = self.blocking(move |e| e.search_docs(&q)).await?;
+        let out = self.blocking(move |e| e.docs().search_docs(&q)).await?;
         match out {
             Ok((s, line)) => {
                 let mut text = match &s.note {
@@ -912,7 +916,7 @@ impl RefgraphServer {
         &self,
         Parameters(a): Parameters<GetPageArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let out = self.blocking(move |e| e.get_page(&a.id)).await?;
+        let out = self.blocking(move |e| e.docs().get_page(&a.id)).await?;
         match out {
             Ok(p) => Ok(ok_result(
                 &p.version.clone(),
@@ -1136,7 +1140,7 @@ impl ServerHandler for RefgraphServer {
                 None,
             ));
         };
-        let page = self.blocking(move |e| e.get_page(&id)).await?;
+        let page = self.blocking(move |e| e.docs().get_page(&id)).await?;
         match page {
             Ok(p) => {
                 let text = format!(
@@ -1258,7 +1262,10 @@ impl ServerHandler for RefgraphServer {
         };
         let (package, from, to) = (get("package")?, get("from")?, get("to")?);
         let report = self
-            .blocking(move |e| e.diff_versions(&package, &from, &to, false, 5000, None))
+            .blocking(move |e| {
+                e.diff()
+                    .diff_versions(&package, &from, &to, false, 5000, None)
+            })
             .await?
             .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
         let text = report.to_migration_guide(200);

@@ -2,30 +2,158 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A package registry refgraph reads, named by its Package URL type. Every release belongs to
+/// one, and it decides how names are normalised, how versions are ordered and which extractor
+/// reads the release.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Ecosystem {
+    /// `pkg:pypi`: Python distributions.
+    Pypi,
+    /// `pkg:npm`: JavaScript and TypeScript packages.
+    Npm,
+    /// `pkg:generic`: OpenAPI specs, which have no registry of their own.
+    Generic,
+}
+
+impl Ecosystem {
+    pub const ALL: [Ecosystem; 3] = [Ecosystem::Pypi, Ecosystem::Npm, Ecosystem::Generic];
+
+    /// The Package URL type: `pypi`, `npm`, `generic`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ecosystem::Pypi => "pypi",
+            Ecosystem::Npm => "npm",
+            Ecosystem::Generic => "generic",
+        }
+    }
+
+    /// The language its releases are written in, as the text index and code fences name it.
+    pub fn language(self) -> &'static str {
+        match self {
+            Ecosystem::Pypi => "python",
+            Ecosystem::Npm => "javascript",
+            Ecosystem::Generic => "openapi",
+        }
+    }
+
+    /// The ecosystem of a release or package IRI (`pkg:pypi/click@8.1.7` gives PyPI).
+    pub fn of_purl(purl: &str) -> Option<Ecosystem> {
+        purl.strip_prefix("pkg:")?.split('/').next()?.parse().ok()
+    }
+}
+
+impl std::fmt::Display for Ecosystem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Ecosystem {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ecosystem::ALL
+            .into_iter()
+            .find(|e| e.as_str() == s)
+            .ok_or_else(|| {
+                format!(
+                    "refgraph does not read '{s}' packages: use pkg:pypi/NAME, pkg:npm/NAME, or \
+                     pkg:generic/NAME for an OpenAPI spec"
+                )
+            })
+    }
+}
+
 /// A package identity: ecosystem plus normalised name, printed as a Package URL without version.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct PackageId {
-    /// Package URL type: `pypi`, `npm`, `generic`.
-    pub ecosystem: String,
+    pub ecosystem: Ecosystem,
     /// Name as the Package URL spells it (PyPI names lower-cased with `-`).
     pub name: String,
 }
 
+/// A package as someone asked for it: a Package URL, or a bare name whose ecosystem the
+/// caller resolves (by default PyPI, or by matching indexed packages).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageRef {
+    /// `None` for a bare name.
+    pub ecosystem: Option<Ecosystem>,
+    /// Normalised as [`PackageId::new`] does when the ecosystem is known; as written otherwise.
+    pub name: String,
+    pub version: Option<String>,
+}
+
+impl PackageRef {
+    /// Parses `pkg:pypi/click`, `pkg:pypi/click@8.1.7` (version kept) or a bare `click`.
+    pub fn parse(text: &str) -> Result<PackageRef, String> {
+        let Some(rest) = text.strip_prefix("pkg:") else {
+            if text.is_empty() || text.contains('/') && !text.starts_with('@') {
+                return Err(format!(
+                    "'{text}' is not a package: use a Package URL such as pkg:pypi/NAME"
+                ));
+            }
+            // `click@8.1.7`; a scope's leading `@` (`@aws-sdk/client-s3`) is not a version.
+            let (name, version) = match text.rsplit_once('@') {
+                Some((n, v)) if !n.is_empty() && !v.is_empty() => (n, Some(v.to_string())),
+                _ => (text, None),
+            };
+            return Ok(PackageRef {
+                ecosystem: None,
+                name: name.to_string(),
+                version,
+            });
+        };
+        let (ecosystem, name_version) = rest.split_once('/').ok_or_else(|| {
+            format!("'{text}' is not a Package URL: expected pkg:TYPE/NAME[@VERSION]")
+        })?;
+        let (name, version) = match name_version.rsplit_once('@') {
+            Some((n, v)) if !n.is_empty() => (n, Some(v.to_string())),
+            _ => (name_version, None),
+        };
+        if ecosystem.is_empty() || name.is_empty() || version.as_deref() == Some("") {
+            return Err(format!(
+                "'{text}' is not a Package URL: expected pkg:TYPE/NAME[@VERSION]"
+            ));
+        }
+        let ecosystem: Ecosystem = ecosystem.parse()?;
+        Ok(PackageRef {
+            ecosystem: Some(ecosystem),
+            name: PackageId::new(ecosystem, name).name,
+            version,
+        })
+    }
+
+    /// The package, a bare name taken as a PyPI distribution.
+    pub fn or_pypi(self) -> (PackageId, Option<String>) {
+        let ecosystem = self.ecosystem.unwrap_or(Ecosystem::Pypi);
+        (PackageId::new(ecosystem, &self.name), self.version)
+    }
+}
+
 impl PackageId {
-    pub fn new(ecosystem: &str, name: &str) -> Self {
+    pub fn new(ecosystem: Ecosystem, name: &str) -> Self {
         let name = match ecosystem {
-            "pypi" => normalize_pypi_name(name),
+            Ecosystem::Pypi => normalize_pypi_name(name),
             // A scope's `@` is percent-encoded in a Package URL: pkg:npm/%40aws-sdk/client-s3.
-            "npm" => match name.strip_prefix('@') {
+            Ecosystem::Npm => match name.strip_prefix('@') {
                 Some(rest) => format!("%40{rest}"),
                 None => name.to_string(),
             },
-            _ => name.to_string(),
+            Ecosystem::Generic => name.to_string(),
         };
-        PackageId {
-            ecosystem: ecosystem.to_string(),
-            name,
-        }
+        PackageId { ecosystem, name }
     }
 
     /// `pkg:pypi/click`.
@@ -46,36 +174,22 @@ impl PackageId {
         format!("{}@{}", self.purl(), version)
     }
 
-    /// Parses `pkg:pypi/click`, `pkg:pypi/click@8.1.7` (version returned) or a bare `click`
-    /// (ecosystem left empty for the caller to resolve).
+    /// Parses a Package URL, `pkg:pypi/click` or `pkg:pypi/click@8.1.7` (version returned).
+    /// A bare name is refused: see [`PackageRef`] for input that may be one.
     pub fn parse(text: &str) -> Result<(PackageId, Option<String>), String> {
-        let Some(rest) = text.strip_prefix("pkg:") else {
-            if text.is_empty() || text.contains('/') && !text.starts_with('@') {
-                return Err(format!(
-                    "'{text}' is not a package: use a Package URL such as pkg:pypi/NAME"
-                ));
-            }
-            return Ok((
-                PackageId {
-                    ecosystem: String::new(),
-                    name: text.to_string(),
-                },
-                None,
-            ));
-        };
-        let (ecosystem, name_version) = rest.split_once('/').ok_or_else(|| {
-            format!("'{text}' is not a Package URL: expected pkg:TYPE/NAME[@VERSION]")
-        })?;
-        let (name, version) = match name_version.rsplit_once('@') {
-            Some((n, v)) if !n.is_empty() => (n, Some(v.to_string())),
-            _ => (name_version, None),
-        };
-        if ecosystem.is_empty() || name.is_empty() || version.as_deref() == Some("") {
+        let r = PackageRef::parse(text)?;
+        let Some(ecosystem) = r.ecosystem else {
             return Err(format!(
                 "'{text}' is not a Package URL: expected pkg:TYPE/NAME[@VERSION]"
             ));
-        }
-        Ok((PackageId::new(ecosystem, name), version))
+        };
+        Ok((
+            PackageId {
+                ecosystem,
+                name: r.name,
+            },
+            r.version,
+        ))
     }
 }
 
@@ -718,7 +832,25 @@ mod tests {
         assert_eq!(v.as_deref(), Some("3.1.0"));
         assert!(PackageId::parse("pkg:pypi").is_err());
         assert!(PackageId::parse("pkg:pypi/x@").is_err());
-        assert_eq!(PackageId::parse("click").unwrap().0.ecosystem, "");
+        assert!(PackageId::parse("click").is_err());
+        let bare = PackageRef::parse("click").unwrap();
+        assert_eq!(bare.ecosystem, None);
+        assert_eq!(bare.or_pypi().0.purl(), "pkg:pypi/click");
+        let bare = PackageRef::parse("Click@8.1.7").unwrap();
+        assert_eq!(bare.version.as_deref(), Some("8.1.7"));
+        assert_eq!(bare.or_pypi().0.purl(), "pkg:pypi/click");
+        let scoped = PackageRef::parse("@aws-sdk/client-s3").unwrap();
+        assert_eq!(
+            (scoped.name.as_str(), scoped.version),
+            ("@aws-sdk/client-s3", None)
+        );
+        let err = PackageId::parse("pkg:maven/org.x/y@1").unwrap_err();
+        assert!(err.contains("does not read 'maven'"), "{err}");
+        assert_eq!(
+            Ecosystem::of_purl("pkg:npm/%40aws-sdk/client-s3@3.0.0"),
+            Some(Ecosystem::Npm)
+        );
+        assert_eq!(Ecosystem::of_purl("click"), None);
     }
 
     #[test]

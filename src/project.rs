@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::model::PackageId;
+use crate::model::{Ecosystem, PackageId};
 
 /// Where a requirement or a pin was read: a file relative to the project root, and a line
 /// when the format makes it cheap to know.
@@ -276,7 +276,7 @@ impl Project {
             {
                 chosen.retain(|l| {
                     ranges::newest_matching(
-                        &package.ecosystem,
+                        package.ecosystem,
                         alts,
                         std::slice::from_ref(&l.version),
                     )
@@ -328,7 +328,14 @@ impl Project {
         let r = first.expect("a requirement when no lock entry");
         let alternatives = match &r.spec {
             Spec::Range(a) => a.clone(),
-            Spec::Any => vec![if package.ecosystem == "npm" { "*" } else { "" }.to_string()],
+            Spec::Any => vec![
+                if package.ecosystem == Ecosystem::Npm {
+                    "*"
+                } else {
+                    ""
+                }
+                .to_string(),
+            ],
             Spec::Tag(tag) => {
                 res.how = format!("declared in {}", r.origin);
                 res.problem = Some(format!(
@@ -363,7 +370,7 @@ impl Project {
                 res.problem = Some(format!("cannot list the releases to match: {e}"));
             }
             Ok((versions, what)) => {
-                match ranges::newest_matching(&package.ecosystem, &alternatives, &versions) {
+                match ranges::newest_matching(package.ecosystem, &alternatives, &versions) {
                     Ok(Some(v)) => {
                         res.version = Some(v);
                         res.how = format!("newest of {what} matching {shown} ({})", r.origin);
@@ -396,9 +403,9 @@ impl Project {
             .map(|r| &r.package)
             .chain(self.locked.iter().map(|l| &l.package));
         for p in all {
-            let hit = match p.ecosystem.as_str() {
-                "pypi" => p.name == py,
-                _ => p.display_name() == name,
+            let hit = match p.ecosystem {
+                Ecosystem::Pypi => p.name == py,
+                Ecosystem::Npm | Ecosystem::Generic => p.display_name() == name,
             };
             if hit && !out.contains(p) {
                 out.push(p.clone());
@@ -447,7 +454,7 @@ mod tests {
         )
         .unwrap();
         let p = Project::load(dir.path()).unwrap();
-        let click = PackageId::new("pypi", "click");
+        let click = PackageId::new(Ecosystem::Pypi, "click");
         let mut avail =
             |_: &PackageId| Ok((vec!["7.1.2".into(), "8.1.7".into()], "test releases".into()));
         let r = p.resolve(&click, &mut avail).unwrap();
@@ -457,7 +464,7 @@ mod tests {
             "newest of test releases matching >=8, <9 (requirements.txt:2)"
         );
         let r = p
-            .resolve(&PackageId::new("pypi", "IDNA"), &mut no_registry)
+            .resolve(&PackageId::new(Ecosystem::Pypi, "IDNA"), &mut no_registry)
             .unwrap();
         assert_eq!(r.version.as_deref(), Some("3.7"));
         assert_eq!(r.how, "pinned by requirements.txt:3");
@@ -465,7 +472,7 @@ mod tests {
         assert_eq!(r.version, None);
         assert!(r.problem.unwrap().contains("offline"));
         assert!(
-            p.resolve(&PackageId::new("pypi", "six"), &mut no_registry)
+            p.resolve(&PackageId::new(Ecosystem::Pypi, "six"), &mut no_registry)
                 .is_none()
         );
     }

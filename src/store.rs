@@ -389,7 +389,7 @@ pub(crate) fn term_value(t: &Term) -> String {
 pub struct ReleaseInfo {
     /// Package URL without version, e.g. `pkg:pypi/click`.
     pub package: String,
-    pub ecosystem: String,
+    pub ecosystem: crate::model::Ecosystem,
     pub name: String,
     pub version: String,
     /// The release's IRI and named graph, e.g. `pkg:pypi/click@8.1.7`.
@@ -419,7 +419,7 @@ impl ReleaseInfo {
                 self.package,
                 self.version,
                 self.facts_version,
-                crate::lower::facts_version(&self.ecosystem),
+                crate::lower::facts_version(self.ecosystem),
                 self.source
             )
         })

@@ -4,6 +4,8 @@
 
 use std::str::FromStr;
 
+use crate::model::Ecosystem;
+
 /// A version's place in its package's order. Versions of one package compare as their
 /// ecosystem orders them; a version that ecosystem cannot read (a pre-PEP 440 upload, a
 /// `pkg:generic` spec's `2023-10-16`) is [`VersionKey::Loose`] and sorts before every one it
@@ -15,26 +17,18 @@ pub enum VersionKey {
     Semver(nodejs_semver::Version),
 }
 
-/// The key that orders `version` among the releases of a package of `ecosystem` (`pypi`,
-/// `npm`, `generic`; a package URL's type). `generic` (OpenAPI specs) takes semver where it
-/// reads, as spec versions mostly are.
-pub fn version_key(ecosystem: &str, version: &str) -> VersionKey {
+/// The key that orders `version` among the releases of a package of `ecosystem`. `generic`
+/// (OpenAPI specs) takes semver where it reads, as spec versions mostly are.
+pub fn version_key(ecosystem: Ecosystem, version: &str) -> VersionKey {
     let parsed = match ecosystem {
-        "pypi" => pep440_rs::Version::from_str(version)
+        Ecosystem::Pypi => pep440_rs::Version::from_str(version)
             .ok()
             .map(VersionKey::Pep440),
-        _ => nodejs_semver::Version::parse(version)
+        Ecosystem::Npm | Ecosystem::Generic => nodejs_semver::Version::parse(version)
             .ok()
             .map(VersionKey::Semver),
     };
     parsed.unwrap_or_else(|| VersionKey::Loose(loose_key(version)))
-}
-
-/// The ecosystem of a release or package IRI (`pkg:pypi/click@8.1.7` gives `pypi`).
-pub fn ecosystem_of(purl: &str) -> &str {
-    purl.strip_prefix("pkg:")
-        .and_then(|p| p.split('/').next())
-        .unwrap_or("")
 }
 
 /// Numeric parts numerically, and a pre-release (`1.0rc1`, `1.0.0-beta`) before its final
@@ -73,9 +67,10 @@ fn loose_key(v: &str) -> (Vec<u64>, bool, String) {
 
 #[cfg(test)]
 mod tests {
-    use super::{ecosystem_of, version_key};
+    use super::version_key;
+    use crate::model::Ecosystem;
 
-    fn sorted(ecosystem: &str, versions: &[&str]) -> Vec<String> {
+    fn sorted(ecosystem: Ecosystem, versions: &[&str]) -> Vec<String> {
         let mut v: Vec<&str> = versions.to_vec();
         v.sort_by_key(|x| version_key(ecosystem, x));
         v.into_iter().map(String::from).collect()
@@ -86,7 +81,7 @@ mod tests {
         // PEP 440: dev < pre < final < post; `1.0` == `1.0.0`; local versions after.
         assert_eq!(
             sorted(
-                "pypi",
+                Ecosystem::Pypi,
                 &[
                     "10.0",
                     "2.0.0",
@@ -112,7 +107,7 @@ mod tests {
         // semver: numeric pre-release identifiers compare as numbers.
         assert_eq!(
             sorted(
-                "npm",
+                Ecosystem::Npm,
                 &[
                     "5.0.0",
                     "5.0.0-beta.10",
@@ -131,10 +126,8 @@ mod tests {
         );
         // What neither reads sorts before what it reads, and among itself numerically.
         assert_eq!(
-            sorted("generic", &["1.2.0", "2023-10-16", "2022-11-15"]),
+            sorted(Ecosystem::Generic, &["1.2.0", "2023-10-16", "2022-11-15"]),
             ["2022-11-15", "2023-10-16", "1.2.0"]
         );
-        assert_eq!(ecosystem_of("pkg:npm/%40aws-sdk/client-s3@3.0.0"), "npm");
-        assert_eq!(ecosystem_of("pkg:pypi/click"), "pypi");
     }
 }

@@ -39,7 +39,7 @@ const QUERIES: &[&str] = &[
 
 /// The releases, oldest first: stable versions from 3.2 on with a wheel, as PyPI lists them.
 fn django_versions() -> Vec<String> {
-    let id = refgraph::model::PackageId::new("pypi", "django");
+    let id = refgraph::model::PackageId::new(refgraph::model::Ecosystem::Pypi, "django");
     let listed =
         refgraph::fetch::registry_versions(&id, &cache(), Duration::from_secs(30 * 24 * 3600))
             .expect("PyPI lists Django's releases");

@@ -15,7 +15,7 @@ const VERSION: &str = "9.4.1";
 const CALLS: usize = 1000;
 
 pub fn usage_path_latency(bin: &Path) {
-    let id = refgraph::model::PackageId::new("pypi", PACKAGE);
+    let id = refgraph::model::PackageId::new(refgraph::model::Ecosystem::Pypi, PACKAGE);
     let wheel = refgraph::fetch::fetch_pypi(&id, VERSION, &cache().join("pypi"), &|_, _| {})
         .unwrap_or_else(|e| panic!("{PACKAGE} {VERSION}: {e}"))
         .path;

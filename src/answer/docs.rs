@@ -108,165 +108,6 @@ impl Engine {
         self.index.as_deref().ok_or(AnswerError::NoTextIndex)
     }
 
-    /// The releases a search covers, and the version line that says which.
-    pub fn search_scope(
-        &self,
-        package: Option<&str>,
-        version: Option<&str>,
-    ) -> Result<(Vec<ReleaseInfo>, String), AnswerError> {
-        match package.filter(|p| !p.trim().is_empty()) {
-            Some(p) => {
-                let chosen = self.choose(Some(p), version, None)?;
-                let line = chosen.version_line();
-                Ok((vec![chosen.release], line))
-            }
-            None if version.is_some_and(|v| !v.trim().is_empty()) => Err(AnswerError::BadArgument(
-                "a version needs a package: pass package too".into(),
-            )),
-            None => {
-                let all = self.releases()?;
-                if all.is_empty() {
-                    return Err(AnswerError::NothingIndexed);
-                }
-                // The newest release of each package (releases are sorted oldest first).
-                let mut newest: Vec<ReleaseInfo> = Vec::new();
-                for r in all {
-                    match newest.last_mut() {
-                        Some(last) if last.package == r.package => *last = r,
-                        _ => newest.push(r),
-                    }
-                }
-                let line = format!(
-                    "newest indexed of each package: {}",
-                    newest
-                        .iter()
-                        .map(|r| format!("{} {}", r.name.replace("%40", "@"), r.version))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-                Ok((newest, line))
-            }
-        }
-    }
-
-    /// Concept search over doc sections and docstrings of the chosen releases.
-    pub fn search_docs(&self, q: &DocQuery) -> Result<(DocSearch, String), AnswerError> {
-        self.search_docs_with(q, Mode::Fused)
-    }
-
-    pub fn search_docs_with(
-        &self,
-        q: &DocQuery,
-        mode: Mode,
-    ) -> Result<(DocSearch, String), AnswerError> {
-        let index = self.text_index()?;
-        if q.query.trim().is_empty() {
-            return Err(AnswerError::BadArgument("query is empty".into()));
-        }
-        let content_type = match q.content_type.as_deref().filter(|c| !c.is_empty()) {
-            None => None,
-            Some(c) => Some(ContentType::parse(c).ok_or_else(|| {
-                AnswerError::BadArgument(format!(
-                    "content_type '{c}' is not one of: {}",
-                    ContentType::ALL.map(|c| c.as_str()).join(", ")
-                ))
-            })?),
-        };
-        let language = q.language.as_deref().filter(|l| !l.is_empty());
-        if let Some(l) = language
-            && !["python", "javascript", "openapi"].contains(&l)
-        {
-            return Err(AnswerError::BadArgument(format!(
-                "language '{l}' is not one of: python, javascript, openapi"
-            )));
-        }
-        let (releases, line) = self.search_scope(q.package.as_deref(), q.version.as_deref())?;
-        let expansions = releases
-            .iter()
-            .flat_map(|r| self.synonyms.expansions(&r.package, &q.query))
-            .collect();
-        let req = SearchRequest {
-            query: q.query.clone(),
-            releases: releases.iter().map(|r| r.release.clone()).collect(),
-            language: language.map(str::to_string),
-            content_type,
-            limit: q.limit.unwrap_or(5).clamp(1, 50),
-            expansions,
-        };
-        let outcome = index.search(&req, mode)?;
-        // Releases stored but absent from the index (ingested with --no-index, or the index
-        // rebuilt since) or indexed from an older ingest: say so rather than look empty.
-        let mut behind: Vec<String> = Vec::new();
-        for r in &releases {
-            if index.stamp(&r.release)? != Some(r.index_stamp()) {
-                behind.push(r.release.clone());
-            }
-        }
-        let mut notes: Vec<String> = Vec::new();
-        if !behind.is_empty() {
-            notes.push(format!(
-                "the text index is behind the store for {}: run `refgraph reindex` (`refgraph serve` also catches up when it starts)",
-                behind.join(", ")
-            ));
-        } else if outcome.nothing_relevant {
-            notes.push("nothing relevant found: the closest chunks did not share enough of the query's words or meaning".to_string());
-        } else if outcome.hits.is_empty() {
-            notes.push("nothing found".to_string());
-        }
-        // Said whatever else is said: a search without vectors misses what only meaning links.
-        if !outcome.used_vectors && mode != Mode::Bm25Only {
-            notes.push("keyword and name matching only: no embedding model is installed (refgraph model install)".to_string());
-        }
-        let note = (!notes.is_empty()).then(|| notes.join("; "));
-        let search = DocSearch {
-            query: q.query.clone(),
-            releases: releases
-                .iter()
-                .map(|r| format!("{}@{}", r.package, r.version))
-                .collect(),
-            results: outcome
-                .hits
-                .into_iter()
-                .map(|h| hit_of(h.chunk, h.score))
-                .collect(),
-            semantic: outcome.used_vectors,
-            note,
-        };
-        Ok((search, line))
-    }
-
-    /// A whole page (every chunk with that page id, in order), or one chunk by its id.
-    pub fn get_page(&self, id: &str) -> Result<DocPage, AnswerError> {
-        let chunks = self.text_index()?.page(id)?;
-        let Some(first) = chunks.first() else {
-            return Err(AnswerError::PageNotFound(id.to_string()));
-        };
-        let page_title = first.page_title.clone();
-        let mut markdown = String::new();
-        let mut entities: Vec<EntityRef> = Vec::new();
-        for c in &chunks {
-            if !markdown.is_empty() {
-                markdown.push_str("\n\n");
-            }
-            markdown.push_str(&c.text);
-            for e in &c.entities {
-                if !entities.contains(e) {
-                    entities.push(e.clone());
-                }
-            }
-        }
-        Ok(DocPage {
-            id: first.page.clone(),
-            title: page_title,
-            source_url: first.source_url.clone(),
-            package: first.package.clone(),
-            version: first.version.clone(),
-            last_updated: first.last_updated.clone(),
-            markdown,
-            entities,
-        })
-    }
-
     /// After a server stored `release`: brings the text index up to date on a blocking thread
     /// of the tokio runtime, if there is an index. A failure is logged; the release stays
     /// stored and answers lookups meanwhile.
@@ -321,6 +162,172 @@ impl Engine {
         let index = self.text_index()?;
         let chunks = index::chunks::release_chunks(self.store(), r)?;
         Ok(index.replace_release(&r.release, &r.index_stamp(), &chunks, progress)?)
+    }
+}
+
+/// Concept search over the text index and the pages it holds: [`Engine::docs`].
+pub struct DocsService<'e> {
+    pub(super) e: &'e Engine,
+}
+
+impl DocsService<'_> {
+    /// The releases a search covers, and the version line that says which.
+    pub fn search_scope(
+        &self,
+        package: Option<&str>,
+        version: Option<&str>,
+    ) -> Result<(Vec<ReleaseInfo>, String), AnswerError> {
+        match package.filter(|p| !p.trim().is_empty()) {
+            Some(p) => {
+                let chosen = self.e.choose(Some(p), version, None)?;
+                let line = chosen.version_line();
+                Ok((vec![chosen.release], line))
+            }
+            None if version.is_some_and(|v| !v.trim().is_empty()) => Err(AnswerError::BadArgument(
+                "a version needs a package: pass package too".into(),
+            )),
+            None => {
+                let all = self.e.releases()?;
+                if all.is_empty() {
+                    return Err(AnswerError::NothingIndexed);
+                }
+                // The newest release of each package (releases are sorted oldest first).
+                let mut newest: Vec<ReleaseInfo> = Vec::new();
+                for r in all {
+                    match newest.last_mut() {
+                        Some(last) if last.package == r.package => *last = r,
+                        _ => newest.push(r),
+                    }
+                }
+                let line = format!(
+                    "newest indexed of each package: {}",
+                    newest
+                        .iter()
+                        .map(|r| format!("{} {}", r.name.replace("%40", "@"), r.version))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                Ok((newest, line))
+            }
+        }
+    }
+
+    /// Concept search over doc sections and docstrings of the chosen releases.
+    pub fn search_docs(&self, q: &DocQuery) -> Result<(DocSearch, String), AnswerError> {
+        self.search_docs_with(q, Mode::Fused)
+    }
+
+    pub fn search_docs_with(
+        &self,
+        q: &DocQuery,
+        mode: Mode,
+    ) -> Result<(DocSearch, String), AnswerError> {
+        let index = self.e.text_index()?;
+        if q.query.trim().is_empty() {
+            return Err(AnswerError::BadArgument("query is empty".into()));
+        }
+        let content_type = match q.content_type.as_deref().filter(|c| !c.is_empty()) {
+            None => None,
+            Some(c) => Some(ContentType::parse(c).ok_or_else(|| {
+                AnswerError::BadArgument(format!(
+                    "content_type '{c}' is not one of: {}",
+                    ContentType::ALL.map(|c| c.as_str()).join(", ")
+                ))
+            })?),
+        };
+        let language = q.language.as_deref().filter(|l| !l.is_empty());
+        if let Some(l) = language
+            && !["python", "javascript", "openapi"].contains(&l)
+        {
+            return Err(AnswerError::BadArgument(format!(
+                "language '{l}' is not one of: python, javascript, openapi"
+            )));
+        }
+        let (releases, line) = self.search_scope(q.package.as_deref(), q.version.as_deref())?;
+        let expansions = releases
+            .iter()
+            .flat_map(|r| self.e.synonyms.expansions(&r.package, &q.query))
+            .collect();
+        let req = SearchRequest {
+            query: q.query.clone(),
+            releases: releases.iter().map(|r| r.release.clone()).collect(),
+            language: language.map(str::to_string),
+            content_type,
+            limit: q.limit.unwrap_or(5).clamp(1, 50),
+            expansions,
+        };
+        let outcome = index.search(&req, mode)?;
+        // Releases stored but absent from the index (ingested with --no-index, or the index
+        // rebuilt since) or indexed from an older ingest: say so rather than look empty.
+        let mut behind: Vec<String> = Vec::new();
+        for r in &releases {
+            if index.stamp(&r.release)? != Some(r.index_stamp()) {
+                behind.push(r.release.clone());
+            }
+        }
+        let mut notes: Vec<String> = Vec::new();
+        if !behind.is_empty() {
+            notes.push(format!(
+                "the text index is behind the store for {}: run `refgraph reindex` (`refgraph serve` also catches up when it starts)",
+                behind.join(", ")
+            ));
+        } else if outcome.nothing_relevant {
+            notes.push("nothing relevant found: the closest chunks did not share enough of the query's words or meaning".to_string());
+        } else if outcome.hits.is_empty() {
+            notes.push("nothing found".to_string());
+        }
+        // Said whatever else is said: a search without vectors misses what only meaning links.
+        if !outcome.used_vectors && mode != Mode::Bm25Only {
+            notes.push("keyword and name matching only: no embedding model is installed (refgraph model install)".to_string());
+        }
+        let note = (!notes.is_empty()).then(|| notes.join("; "));
+        let search = DocSearch {
+            query: q.query.clone(),
+            releases: releases
+                .iter()
+                .map(|r| format!("{}@{}", r.package, r.version))
+                .collect(),
+            results: outcome
+                .hits
+                .into_iter()
+                .map(|h| hit_of(h.chunk, h.score))
+                .collect(),
+            semantic: outcome.used_vectors,
+            note,
+        };
+        Ok((search, line))
+    }
+
+    /// A whole page (every chunk with that page id, in order), or one chunk by its id.
+    pub fn get_page(&self, id: &str) -> Result<DocPage, AnswerError> {
+        let chunks = self.e.text_index()?.page(id)?;
+        let Some(first) = chunks.first() else {
+            return Err(AnswerError::PageNotFound(id.to_string()));
+        };
+        let page_title = first.page_title.clone();
+        let mut markdown = String::new();
+        let mut entities: Vec<EntityRef> = Vec::new();
+        for c in &chunks {
+            if !markdown.is_empty() {
+                markdown.push_str("\n\n");
+            }
+            markdown.push_str(&c.text);
+            for e in &c.entities {
+                if !entities.contains(e) {
+                    entities.push(e.clone());
+                }
+            }
+        }
+        Ok(DocPage {
+            id: first.page.clone(),
+            title: page_title,
+            source_url: first.source_url.clone(),
+            package: first.package.clone(),
+            version: first.version.clone(),
+            last_updated: first.last_updated.clone(),
+            markdown,
+            entities,
+        })
     }
 }
 

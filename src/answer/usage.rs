@@ -17,7 +17,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{AnswerError, ApiDetail, Chosen, Engine, get_str, iri};
-use crate::model::RelationKind;
+use crate::model::{Ecosystem, RelationKind};
 use crate::queries;
 use crate::vocab::rg;
 
@@ -849,11 +849,16 @@ fn import_line(qname: &str, javascript: bool) -> (String, String) {
     }
 }
 
-impl Engine {
+/// Answers that follow relations: [`Engine::usage`].
+pub struct UsageService<'e> {
+    pub(super) e: &'e Engine,
+}
+
+impl UsageService<'_> {
     fn usage_graph(&self, release: &str) -> Result<Arc<UsageGraph>, AnswerError> {
-        let generation = self.store.generation();
+        let generation = self.e.store.generation();
         {
-            let mut cache = self.usage.lock().expect("cache lock");
+            let mut cache = self.e.usage.lock().expect("cache lock");
             if cache.0 != generation {
                 cache.1.clear();
                 cache.0 = generation;
@@ -863,15 +868,17 @@ impl Engine {
             }
         }
         // The name table is the candidate ranker's, loaded (or cached) once for both.
-        let names = self.names_of(release)?;
+        let names = self.e.names_of(release)?;
         let relations = parse_table(
             &self
+                .e
                 .store
                 .text_of(release, release, rg::RELATION_TABLE.as_str())?
                 .unwrap_or_default(),
         );
         let mut constructors: HashMap<String, Vec<Option<String>>> = HashMap::new();
         for row in self
+            .e
             .store
             .select(&queries::constructor_params, &[("release", iri(release))])?
         {
@@ -883,7 +890,7 @@ impl Engine {
             }
         }
         let graph = Arc::new(UsageGraph::build(&names.text, relations, &constructors));
-        let mut cache = self.usage.lock().expect("cache lock");
+        let mut cache = self.e.usage.lock().expect("cache lock");
         if cache.0 == generation {
             cache.1.put(release.to_string(), graph.clone());
         }
@@ -897,10 +904,10 @@ impl Engine {
         name: &str,
         limit: usize,
     ) -> Result<UsagePaths, AnswerError> {
-        let target = self.api_detail(chosen, name)?;
+        let target = self.e.lookup().api_detail(chosen, name)?;
         let rel = &chosen.release;
         let graph = self.usage_graph(&rel.release)?;
-        let javascript = rel.ecosystem == "npm";
+        let javascript = rel.ecosystem == Ecosystem::Npm;
         let q = target.qualified_name.clone();
         let mut out = UsagePaths {
             package: rel.package.clone(),
@@ -916,7 +923,7 @@ impl Engine {
             if let Some(d) = details.get(n) {
                 return Ok(d.clone());
             }
-            let d = self.api_detail(chosen, n)?;
+            let d = self.e.lookup().api_detail(chosen, n)?;
             details.insert(n.to_string(), d.clone());
             Ok(d)
         };
@@ -1052,7 +1059,7 @@ impl Engine {
                 RELATED_KINDS.join(", ")
             )));
         }
-        let target = self.api_detail(chosen, name)?;
+        let target = self.e.lookup().api_detail(chosen, name)?;
         let rel = &chosen.release;
         let graph = self.usage_graph(&rel.release)?;
         let q = target.qualified_name.as_str();
@@ -1124,12 +1131,12 @@ impl Engine {
         // The same symbol in the other indexed releases of the package.
         if relation.is_none_or(|r| r == "same_symbol") {
             let mut versions = Vec::new();
-            for v in self.indexed_versions(&rel.package)? {
+            for v in self.e.indexed_versions(&rel.package)? {
                 if v == rel.version {
                     continue;
                 }
                 let release = format!("{}@{v}", rel.package);
-                if !self.lookup(&release, q)?.is_empty() {
+                if !self.e.resolve_name(&release, q)?.is_empty() {
                     versions.push(v);
                 }
             }
@@ -1198,10 +1205,11 @@ fn without_base_path(key: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-impl Engine {
+impl UsageService<'_> {
     /// The releases by IRI: cross-package answers only name complete, indexed releases.
     fn releases_by_iri(&self) -> Result<HashMap<String, super::ReleaseInfo>, AnswerError> {
         Ok(self
+            .e
             .releases()?
             .into_iter()
             .map(|r| (r.release.clone(), r))
@@ -1219,6 +1227,7 @@ impl Engine {
             return Ok(own);
         }
         Ok(self
+            .e
             .facts_of(release, release)?
             .remove(crate::vocab::rg::SERVER.as_str())
             .unwrap_or_default())
@@ -1244,7 +1253,7 @@ impl Engine {
                     .map(|(p, k)| (Some(p), k)),
             );
             for (base, key) in keys {
-                let rows = self.store.select(
+                let rows = self.e.store.select(
                     &queries::operations_by_endpoint,
                     &[("key", super::lit(&key))],
                 )?;
@@ -1265,6 +1274,7 @@ impl Engine {
                     if let Some(base) = &base {
                         // Only when the operation's servers put that base path first.
                         let own_servers = self
+                            .e
                             .facts_of(&release, &symbol)?
                             .remove(crate::vocab::rg::SERVER.as_str())
                             .unwrap_or_default();
@@ -1284,18 +1294,17 @@ impl Engine {
                             .map(|b| format!(" (the server URL gives the base path {b})"))
                             .unwrap_or_default(),
                     );
-                    found.entry((info.package.clone(), qname)).or_default().add(
-                        &release,
-                        &info.version,
-                        (symbol, how),
-                    );
+                    found
+                        .entry((info.package.clone(), qname))
+                        .or_default()
+                        .add(info, (symbol, how));
                 }
             }
         }
         let mut out = Vec::new();
         for ((package, qname), hit) in found {
             let (versions, newest, (symbol, how)) = hit.finish();
-            let detail = self.detail_of(&releases[&newest], &symbol)?;
+            let detail = self.e.lookup().detail_of(&releases[&newest], &symbol)?;
             // The spec pointer of the operation: `openapi.yaml#/paths/~1customers/post`.
             let source = match (&detail.http, &detail.source.file) {
                 (Some(h), Some(file)) => format!(
@@ -1350,6 +1359,7 @@ impl Engine {
         let mut found: HashMap<(String, String), InReleases<RelatedEntity>> = HashMap::new();
         for (base, key) in keys {
             let rows = self
+                .e
                 .store
                 .select(&queries::requests_by_key, &[("key", super::lit(&key))])?;
             for row in rows {
@@ -1383,11 +1393,10 @@ impl Engine {
                     )),
                     versions: vec![],
                 };
-                found.entry((info.package.clone(), qname)).or_default().add(
-                    &release,
-                    &info.version,
-                    entry,
-                );
+                found
+                    .entry((info.package.clone(), qname))
+                    .or_default()
+                    .add(info, entry);
             }
         }
         let mut out = Vec::new();
@@ -1395,9 +1404,10 @@ impl Engine {
             let (versions, newest, mut entry) = hit.finish();
             let info = &releases[&newest];
             entry.kind = self
-                .lookup(&info.release, &qname)?
+                .e
+                .resolve_name(&info.release, &qname)?
                 .first()
-                .map(|(symbol, _, _)| self.detail_of(info, symbol))
+                .map(|(symbol, _, _)| self.e.lookup().detail_of(info, symbol))
                 .transpose()?
                 .map(|d| d.kind);
             entry.versions = versions;
@@ -1410,6 +1420,8 @@ impl Engine {
 /// One entity found in several releases of a package: the versions that have it, and a
 /// payload from the newest of them.
 struct InReleases<T> {
+    /// The order of the versions; every release of one package shares it.
+    ecosystem: Option<Ecosystem>,
     versions: Vec<String>,
     /// (release IRI, version, payload)
     newest: Option<(String, String, T)>,
@@ -1418,6 +1430,7 @@ struct InReleases<T> {
 impl<T> Default for InReleases<T> {
     fn default() -> Self {
         InReleases {
+            ecosystem: None,
             versions: Vec::new(),
             newest: None,
         }
@@ -1425,8 +1438,10 @@ impl<T> Default for InReleases<T> {
 }
 
 impl<T> InReleases<T> {
-    fn add(&mut self, release: &str, version: &str, payload: T) {
-        let key = |v: &str| crate::version::version_key(crate::version::ecosystem_of(release), v);
+    fn add(&mut self, release: &super::ReleaseInfo, payload: T) {
+        let (ecosystem, version) = (release.ecosystem, release.version.as_str());
+        self.ecosystem = Some(ecosystem);
+        let key = |v: &str| crate::version::version_key(ecosystem, v);
         if !self.versions.iter().any(|v| v == version) {
             self.versions.push(version.to_string());
         }
@@ -1435,18 +1450,16 @@ impl<T> InReleases<T> {
             .as_ref()
             .is_none_or(|(_, v, _)| key(version) > key(v))
         {
-            self.newest = Some((release.to_string(), version.to_string(), payload));
+            self.newest = Some((release.release.clone(), version.to_string(), payload));
         }
     }
 
     /// The versions oldest first, the newest release's IRI and its payload.
     fn finish(mut self) -> (Vec<String>, String, T) {
-        let ecosystem = self
-            .newest
-            .as_ref()
-            .map_or("", |(release, _, _)| crate::version::ecosystem_of(release));
-        self.versions
-            .sort_by_key(|v| crate::version::version_key(ecosystem, v));
+        if let Some(ecosystem) = self.ecosystem {
+            self.versions
+                .sort_by_key(|v| crate::version::version_key(ecosystem, v));
+        }
         let (release, _, payload) = self.newest.expect("an entity is found in a release");
         (self.versions, release, payload)
     }
@@ -1458,11 +1471,24 @@ mod tests {
 
     #[test]
     fn an_entity_in_several_releases_keeps_the_newest_payload() {
+        let release = |iri: &str, version: &str| super::super::ReleaseInfo {
+            package: "pkg:npm/x".into(),
+            ecosystem: Ecosystem::Npm,
+            name: "x".into(),
+            version: version.into(),
+            release: iri.into(),
+            symbols: 0,
+            ingested_at: String::new(),
+            source: String::new(),
+            facts_version: 0,
+            stale: false,
+            docs_added_at: None,
+        };
         let mut e = InReleases::default();
-        e.add("r2", "2.0.0", "two");
-        e.add("r10", "10.0.0", "ten");
-        e.add("r2", "2.0.0", "two again");
-        e.add("r9", "9.1.0", "nine");
+        e.add(&release("r2", "2.0.0"), "two");
+        e.add(&release("r10", "10.0.0"), "ten");
+        e.add(&release("r2", "2.0.0"), "two again");
+        e.add(&release("r9", "9.1.0"), "nine");
         assert_eq!(
             e.finish(),
             (

@@ -77,7 +77,7 @@ pub struct RuleMeta {
     pub message: String,
     pub hint: Option<String>,
     /// The ecosystems the rule applies to (pypi, npm, generic); all when absent.
-    pub ecosystems: Option<Vec<String>>,
+    pub ecosystems: Option<Vec<crate::model::Ecosystem>>,
     /// Rules whose findings on the same symbol and parameter this rule's findings replace (a
     /// renamed parameter is not also a removed one and an added one).
     #[serde(default)]
@@ -118,11 +118,11 @@ impl Rule {
         self.meta().area == "signature"
     }
 
-    pub fn applies_to(&self, ecosystem: &str) -> bool {
+    pub fn applies_to(&self, ecosystem: crate::model::Ecosystem) -> bool {
         self.meta()
             .ecosystems
             .as_ref()
-            .is_none_or(|e| e.iter().any(|x| x == ecosystem))
+            .is_none_or(|e| e.contains(&ecosystem))
     }
 }
 

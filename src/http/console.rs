@@ -254,6 +254,7 @@ fn entity_completions(engine: &crate::answer::Engine, q: &str) -> Vec<String> {
     };
     let name = super::entity::percent_decode(name);
     engine
+        .lookup()
         .list(&chosen, None, Some(&name), MAX_COMPLETIONS, None)
         .map(|l| l.items.into_iter().map(|i| i.id).collect())
         .unwrap_or_default()

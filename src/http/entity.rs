@@ -157,7 +157,7 @@ fn load(
     name: &str,
     version: Option<&str>,
 ) -> Result<Entity, AnswerError> {
-    let versions = engine.check_version(Some(purl), name, version)?;
+    let versions = engine.lookup().check_version(Some(purl), name, version)?;
     // The release asked for, else the newest one that has the symbol, else the newest (whose
     // answer is "not found" with candidates).
     let version = version.map(str::to_string).or_else(|| {
@@ -169,7 +169,7 @@ fn load(
             .map(|v| v.version.clone())
     });
     let chosen = engine.choose(Some(purl), version.as_deref(), Some(name))?;
-    let detail = engine.api_detail(&chosen, name)?;
+    let detail = engine.lookup().api_detail(&chosen, name)?;
     let release = chosen.release.release.clone();
     // The canonical IRI of what was found (the one asked may be a bare package name, an alias
     // or another spelling of the package): the RDF forms and mentions are read under it.

@@ -92,14 +92,6 @@ pub struct Chunk {
     pub embed_text: String,
 }
 
-pub(crate) fn language_of(ecosystem: &str) -> &'static str {
-    match ecosystem {
-        "pypi" => "python",
-        "npm" => "javascript",
-        _ => "openapi",
-    }
-}
-
 /// Kinds whose symbols get a chunk even without a docstring: the things people call.
 const CALLABLE_KINDS: &[&str] = &[
     "module",
@@ -166,7 +158,7 @@ fn section_chunks(
 ) -> Result<Vec<Chunk>, StoreError> {
     let release = NamedNode::new_unchecked(rel.release.clone());
     let rows = store.select(&queries::doc_sections, &[("release", release.into())])?;
-    let language = language_of(&rel.ecosystem);
+    let language = rel.ecosystem.language();
     let mut out = Vec::new();
     for row in rows {
         let (Some(section), Some(page), Some(text)) = (
@@ -229,7 +221,7 @@ pub fn entity_chunks(
 ) -> Result<Vec<Chunk>, StoreError> {
     let release = NamedNode::new_unchecked(rel.release.clone());
     let rows = store.select(&queries::doc_chunks, &[("release", release.into())])?;
-    let language = language_of(&rel.ecosystem);
+    let language = rel.ecosystem.language();
     // An OpenAPI schema's chunk lists its properties, which get no chunks of their own.
     let mut properties: HashMap<String, Vec<String>> = HashMap::new();
     if language == "openapi" {

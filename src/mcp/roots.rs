@@ -16,7 +16,7 @@ use rmcp::service::Peer;
 
 use super::on_worker;
 use crate::answer::{AnswerError, Chosen, Engine};
-use crate::model::PackageId;
+use crate::model::{Ecosystem, PackageId, PackageRef};
 use crate::project::{Project, Resolution};
 
 /// What the server may do for project pins.
@@ -329,9 +329,9 @@ fn candidates(
 ) -> Vec<PackageId> {
     let mut out = Vec::new();
     if let Some(p) = package.filter(|p| !p.trim().is_empty()) {
-        match PackageId::parse(p.trim()) {
-            Ok((id, _)) if !id.ecosystem.is_empty() => out.push(id),
-            Ok((id, _)) => out.extend(project.packages_named(&id.name)),
+        match PackageRef::parse(p.trim()) {
+            Ok(r) if r.ecosystem.is_some() => out.push(r.or_pypi().0),
+            Ok(r) => out.extend(project.packages_named(&r.name)),
             Err(_) => {}
         }
         return out;
@@ -343,11 +343,14 @@ fn candidates(
         Some((spec, _)) => {
             let keep = if spec.starts_with('@') { 2 } else { 1 };
             (
-                "npm",
+                Ecosystem::Npm,
                 spec.split('/').take(keep).collect::<Vec<_>>().join("/"),
             )
         }
-        None => ("pypi", name.split('.').next().unwrap_or(name).to_string()),
+        None => (
+            Ecosystem::Pypi,
+            name.split('.').next().unwrap_or(name).to_string(),
+        ),
     };
     out.extend(
         project

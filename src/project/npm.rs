@@ -15,7 +15,7 @@ pub(super) fn read(p: &mut Project) {
 }
 
 fn package(name: &str) -> PackageId {
-    PackageId::new("npm", name)
+    PackageId::new(crate::model::Ecosystem::Npm, name)
 }
 
 /// `npm:real@range` (an alias in package.json, yarn and npm v1 lockfiles): the real package

@@ -31,7 +31,7 @@ pub(super) fn read(p: &mut Project) {
 }
 
 fn package(name: &str) -> PackageId {
-    PackageId::new("pypi", name)
+    PackageId::new(crate::model::Ecosystem::Pypi, name)
 }
 
 /// `uv.lock` and `poetry.lock`: `[[package]]` tables with `name` and `version`. Only registry

@@ -3,16 +3,18 @@
 
 use std::str::FromStr;
 
+use crate::model::Ecosystem;
+
 /// The newest of `versions` that `range` admits, or `None`. Pre-releases only count when the
 /// range names one itself (PEP 440 and npm agree on that). `range` alternatives are a union
 /// (Poetry's `||`); npm ranges carry their own `||`.
 pub fn newest_matching(
-    ecosystem: &str,
+    ecosystem: Ecosystem,
     alternatives: &[String],
     versions: &[String],
 ) -> Result<Option<String>, String> {
     match ecosystem {
-        "pypi" => {
+        Ecosystem::Pypi => {
             let mut best: Option<(pep440_rs::Version, &String)> = None;
             for alt in alternatives {
                 let specs = pep440_rs::VersionSpecifiers::from_str(alt)
@@ -32,7 +34,7 @@ pub fn newest_matching(
             }
             Ok(best.map(|(_, v)| v.clone()))
         }
-        "npm" => {
+        Ecosystem::Npm => {
             let parsed: Vec<(nodejs_semver::Version, &String)> = versions
                 .iter()
                 .filter_map(|v| Some((nodejs_semver::Version::parse(v).ok()?, v)))
@@ -49,7 +51,7 @@ pub fn newest_matching(
             }
             Ok(best.map(|(_, v)| (*v).clone()))
         }
-        other => Err(format!("no version ranges for {other} packages")),
+        Ecosystem::Generic => Err("no version ranges for pkg:generic packages".into()),
     }
 }
 
@@ -155,18 +157,18 @@ mod tests {
     #[test]
     fn pep440_ranges_skip_prereleases_unless_asked() {
         let versions = v(&["1.9.0", "1.10.13", "2.0.0b1", "2.0.0", "2.5.3", "3.0.0a1"]);
-        let best = |r: &str| newest_matching("pypi", &[r.to_string()], &versions).unwrap();
+        let best = |r: &str| newest_matching(Ecosystem::Pypi, &[r.to_string()], &versions).unwrap();
         assert_eq!(best(">=1.10,<2").as_deref(), Some("1.10.13"));
         assert_eq!(best("~=2.0").as_deref(), Some("2.5.3"));
         assert_eq!(best(">=2.6").as_deref(), None);
         assert_eq!(best(">=3.0.0a1").as_deref(), Some("3.0.0a1"));
-        assert!(newest_matching("pypi", &["=>1".into()], &versions).is_err());
+        assert!(newest_matching(Ecosystem::Pypi, &["=>1".into()], &versions).is_err());
     }
 
     #[test]
     fn npm_ranges_follow_node_semver() {
         let versions = v(&["11.1.0", "12.0.0", "12.1.0", "13.0.0-beta.1", "13.0.0"]);
-        let best = |r: &str| newest_matching("npm", &[r.to_string()], &versions).unwrap();
+        let best = |r: &str| newest_matching(Ecosystem::Npm, &[r.to_string()], &versions).unwrap();
         assert_eq!(best("^12.0.0").as_deref(), Some("12.1.0"));
         assert_eq!(best("~12.0.0").as_deref(), Some("12.0.0"));
         assert_eq!(best("12.x || 11").as_deref(), Some("12.1.0"));

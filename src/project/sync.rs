@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::{Project, Resolution};
-use crate::model::PackageId;
+use crate::model::{Ecosystem, PackageId};
 use crate::store::Store;
 
 pub struct SyncOptions {
@@ -182,9 +182,9 @@ pub fn sync(
 }
 
 pub fn registry_name(p: &PackageId) -> &'static str {
-    if p.ecosystem == "npm" {
-        "npm releases"
-    } else {
-        "PyPI releases"
+    match p.ecosystem {
+        Ecosystem::Npm => "npm releases",
+        Ecosystem::Pypi => "PyPI releases",
+        Ecosystem::Generic => "releases",
     }
 }

@@ -14,7 +14,7 @@ pub fn npm_spec(cache: &Path, npm: &str, version: &str, file: &str) -> PathBuf {
         return out;
     }
     let fetched = refgraph::fetch::fetch_npm(
-        &refgraph::model::PackageId::new("npm", npm),
+        &refgraph::model::PackageId::new(refgraph::model::Ecosystem::Npm, npm),
         version,
         &cache.join("npm"),
         &|_, _| {},

@@ -9,8 +9,10 @@ use crate::support::repo;
 
 /// Lowest first. A module may use the modules of lower layers, not those of its own or higher.
 const LAYERS: &[&[&str]] = &[
-    // Plain data and helpers: facts, version order, IRIs, file and HTML helpers, the catalog.
-    &["model", "version", "vocab", "fsutil", "html", "queries"],
+    // Plain data and helpers: facts, IRIs, file and HTML helpers, the catalog.
+    &["model", "vocab", "fsutil", "html", "queries"],
+    // The order of an ecosystem's versions.
+    &["version"],
     // Bytes to facts.
     &["extract"],
     // Facts to quads.

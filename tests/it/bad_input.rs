@@ -35,6 +35,7 @@ fn a_syntax_error_is_a_diagnostic_and_the_rest_of_the_release_ingests() {
     );
     let broken = engine.choose(Some("broken"), None, None).unwrap();
     let names: Vec<String> = engine
+        .lookup()
         .list(&broken, None, None, 1000, None)
         .unwrap()
         .items
@@ -50,7 +51,10 @@ fn a_syntax_error_is_a_diagnostic_and_the_rest_of_the_release_ingests() {
         assert!(names.iter().any(|x| x == n), "{n} missing from {names:?}");
     }
     // The diagnostic is stored with the release.
-    let diags = engine.diagnostics(&broken.release.release).unwrap();
+    let diags = engine
+        .lookup()
+        .diagnostics(&broken.release.release)
+        .unwrap();
     assert!(
         diags
             .iter()
@@ -153,7 +157,7 @@ fn a_folder_without_python_is_a_clear_error() {
     let (files, diags) = read_release(dir.path(), Language::Python, &Limits::default()).unwrap();
     let err = refgraph::ingest::ingest_files(
         &store,
-        &refgraph::model::PackageId::new("pypi", "x"),
+        &refgraph::model::PackageId::new(refgraph::model::Ecosystem::Pypi, "x"),
         "1.0",
         &files,
         diags,
@@ -183,11 +187,13 @@ fn reingesting_replaces_the_release_graph_whole() {
     let e = Engine::new(store);
     let v = e.choose(Some("acme-storage"), Some("1.0.0"), None).unwrap();
     assert!(
-        e.api_detail(&v, "acme_storage.transfer.upload.upload_bytes")
+        e.lookup()
+            .api_detail(&v, "acme_storage.transfer.upload.upload_bytes")
             .is_err()
     );
     assert!(
-        e.api_detail(&v, "acme_storage.transfer.upload.upload_directory")
+        e.lookup()
+            .api_detail(&v, "acme_storage.transfer.upload.upload_directory")
             .is_ok()
     );
     assert_eq!(e.releases().unwrap().len(), 1);

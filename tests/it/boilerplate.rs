@@ -247,7 +247,7 @@ fn zzzeeksphinx_pages_with_chrome_marked_by_id() {
 
 #[test]
 fn typedoc_pages_lose_toolbar_navigation_and_legend() {
-    let rot = PackageId::new("npm", "rot-js");
+    let rot = PackageId::new(refgraph::model::Ecosystem::Npm, "rot-js");
     let tgz = refgraph::fetch::fetch_npm(&rot, "2.2.0", &cache_dir().join("npm"), &|_, _| {})
         .expect("rot-js 2.2.0 from npm")
         .path;

@@ -17,6 +17,7 @@ fn kinds_of<'a>(d: &'a DiffReport, name: &str) -> Vec<&'a str> {
 fn python_sample_pair_reports_the_intended_changes_and_nothing_that_still_resolves() {
     let e = acme();
     let d = e
+        .diff()
         .diff_versions("acme-storage", "1.0.0", "2.0.0", false, 5000, None)
         .unwrap();
     assert_eq!((d.from.as_str(), d.to.as_str()), ("1.0.0", "2.0.0"));
@@ -67,14 +68,17 @@ fn python_sample_pair_reports_the_intended_changes_and_nothing_that_still_resolv
     assert_eq!(d.summary.removed, kinds_count(&d, "removed"));
     // Breaking only, and paging.
     let b = e
+        .diff()
         .diff_versions("acme-storage", "1.0.0", "2.0.0", true, 5000, None)
         .unwrap();
     assert!(b.changes.iter().all(|c| c.breaking));
     assert_eq!(b.changes.len(), d.summary.breaking);
     let p1 = e
+        .diff()
         .diff_versions("acme-storage", "1.0.0", "2.0.0", false, 2, None)
         .unwrap();
     let p2 = e
+        .diff()
         .diff_versions(
             "acme-storage",
             "1.0.0",
@@ -88,7 +92,8 @@ fn python_sample_pair_reports_the_intended_changes_and_nothing_that_still_resolv
     assert_eq!(p2.changes[0].qualified_name, d.changes[2].qualified_name);
     // A version that is not indexed is an error, never another version.
     assert!(
-        e.diff_versions("acme-storage", "1.0.0", "9.9.9", false, 10, None)
+        e.diff()
+            .diff_versions("acme-storage", "1.0.0", "9.9.9", false, 10, None)
             .is_err()
     );
 }
@@ -110,7 +115,7 @@ fn openapi_operations_are_diffed_by_endpoint() {
         let (files, diags) = read_release(&path, Language::OpenApi, &Limits::default()).unwrap();
         ingest_files(
             &store,
-            &PackageId::new("generic", "petstore"),
+            &PackageId::new(refgraph::model::Ecosystem::Generic, "petstore"),
             v,
             &files,
             diags,
@@ -121,6 +126,7 @@ fn openapi_operations_are_diffed_by_endpoint() {
     }
     let e = Engine::new(store);
     let d = e
+        .diff()
         .diff_versions("pkg:generic/petstore", "1.0.0", "2.0.0", false, 5000, None)
         .unwrap();
     // deletePet is gone in 2.0.0; GET /pets/{id} became GET /pets/{petId} under another
@@ -166,13 +172,14 @@ fn openapi_operations_are_diffed_by_endpoint() {
 #[test]
 fn a_release_stored_by_an_older_refgraph_is_named_in_the_diff() {
     let e = acme();
-    let current = refgraph::lower::facts_version("pypi");
+    let current = refgraph::lower::facts_version(refgraph::model::Ecosystem::Pypi);
     let rels = e.releases().unwrap();
     assert!(
         rels.iter().all(|r| r.facts_version == current && !r.stale),
         "{rels:?}"
     );
     let fresh = e
+        .diff()
         .diff_versions("acme-storage", "1.0.0", "2.0.0", false, 5000, None)
         .unwrap();
     assert!(fresh.warnings.is_empty(), "{:?}", fresh.warnings);
@@ -191,6 +198,7 @@ fn a_release_stored_by_an_older_refgraph_is_named_in_the_diff() {
     assert!(!rels.iter().find(|r| r.version == "2.0.0").unwrap().stale);
 
     let d = e
+        .diff()
         .diff_versions("acme-storage", "1.0.0", "2.0.0", false, 5000, None)
         .unwrap();
     assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);

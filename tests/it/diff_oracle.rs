@@ -131,9 +131,11 @@ fn report_checked(
     to: &str,
 ) -> refgraph::diff::DiffReport {
     let report = engine
+        .diff()
         .diff_report(package, from, to, &DiffOptions::default())
         .unwrap();
     let full = engine
+        .diff()
         .diff_report(
             package,
             from,
@@ -202,7 +204,7 @@ fn migration_reports_agree_with_inspect_on_real_pypi_pairs() {
     let mut failures = Vec::new();
     for (old, new) in PAIRS {
         let store = Store::in_memory();
-        let id = PackageId::new("pypi", old.name);
+        let id = PackageId::new(refgraph::model::Ecosystem::Pypi, old.name);
         for rel in [old, new] {
             let fetched =
                 refgraph::fetch::fetch_pypi(&id, rel.version, &cache.join("pypi"), &|_, _| {})

@@ -26,13 +26,16 @@ fn pairs() -> Vec<PathBuf> {
 fn release(dir: &Path, version: &str) -> (PathBuf, PackageId) {
     let spec = dir.join(format!("{version}.yaml"));
     if spec.exists() {
-        return (spec, PackageId::new("generic", "diffcase"));
+        return (
+            spec,
+            PackageId::new(refgraph::model::Ecosystem::Generic, "diffcase"),
+        );
     }
     let root = dir.join(version);
     let ecosystem = if root.join("package.json").exists() {
-        "npm"
+        refgraph::model::Ecosystem::Npm
     } else {
-        "pypi"
+        refgraph::model::Ecosystem::Pypi
     };
     (root, PackageId::new(ecosystem, "diffcase"))
 }
@@ -53,6 +56,7 @@ fn diff(dir: &Path) -> DiffReport {
     }
     let purl = package.unwrap().purl();
     Engine::new(store)
+        .diff()
         .diff_report(&purl, "1.0.0", "2.0.0", &DiffOptions::default())
         .unwrap()
 }
@@ -223,6 +227,7 @@ fn diff_cli_formats_fail_on_and_ignore_file() {
 #[test]
 fn html_report_renders_and_its_filters_work_in_headless_chromium() {
     let d = crate::support::acme()
+        .diff()
         .diff_report("acme-storage", "1.0.0", "2.0.0", &DiffOptions::default())
         .unwrap();
     let dir = crate::support::cache_dir().join("browser");

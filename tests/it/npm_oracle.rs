@@ -147,7 +147,7 @@ fn compare(
     name: &str,
     sym: &Value,
 ) -> Result<(), String> {
-    let d = match engine.api_detail(chosen, name) {
+    let d = match engine.lookup().api_detail(chosen, name) {
         Ok(d) => d,
         Err(AnswerError::NotFound { .. }) => return Err("not found".into()),
         Err(e) => return Err(format!("error: {e}")),
@@ -183,7 +183,7 @@ fn signatures_agree_with_the_typescript_checker_on_real_npm_releases() {
     let store = Store::in_memory();
     let mut unpacked = Vec::new();
     for rel in RELEASES {
-        let id = PackageId::new("npm", rel.name);
+        let id = PackageId::new(refgraph::model::Ecosystem::Npm, rel.name);
         let fetched = refgraph::fetch::fetch_npm(&id, rel.version, &cache.join("npm"), &|_, _| {})
             .unwrap_or_else(|e| panic!("fetching {} {} from npm: {e}", rel.name, rel.version));
         let (files, diags) =
@@ -282,6 +282,7 @@ fn signatures_agree_with_the_typescript_checker_on_real_npm_releases() {
 
     // Version questions across the two commander majors.
     let gone = engine
+        .lookup()
         .check_version(
             Some("pkg:npm/commander"),
             "commander:Command.addHelpCommand",
@@ -290,6 +291,7 @@ fn signatures_agree_with_the_typescript_checker_on_real_npm_releases() {
         .unwrap();
     assert_eq!(gone.introduced_in.as_deref(), Some("8.3.0"));
     let new = engine
+        .lookup()
         .check_version(
             Some("pkg:npm/commander"),
             "commander:Option.conflicts",

@@ -20,7 +20,12 @@ fn ingest_npm(
     name: &str,
     version: &str,
 ) -> Result<IngestReport, IngestError> {
-    crate::support::try_ingest(store, path, &PackageId::new("npm", name), version)
+    crate::support::try_ingest(
+        store,
+        path,
+        &PackageId::new(refgraph::model::Ecosystem::Npm, name),
+        version,
+    )
 }
 
 fn acme() -> (Store, Engine) {
@@ -54,6 +59,7 @@ fn declarations_give_exact_signatures_and_javascript_is_not_needed() {
         .unwrap();
     assert_eq!(v1.release.release, "pkg:npm/%40acme/storage@1.0.0");
     let get = e
+        .lookup()
         .api_detail(&v1, "@acme/storage:StorageClient.get")
         .unwrap();
     assert_eq!(get.kind, "method");
@@ -66,6 +72,7 @@ fn declarations_give_exact_signatures_and_javascript_is_not_needed() {
     assert_eq!(get.source.line, Some(8));
     assert_eq!(get.defined_in.as_deref(), Some("dist/client.d.ts"));
     let list = e
+        .lookup()
         .api_detail(&v1, "@acme/storage:StorageClient.list")
         .unwrap();
     let params: Vec<(&str, &str, bool, Option<&str>)> = list
@@ -87,18 +94,29 @@ fn declarations_give_exact_signatures_and_javascript_is_not_needed() {
             ("fields", "rest", false, Some("string[]")),
         ]
     );
-    let class = e.api_detail(&v1, "@acme/storage:StorageClient").unwrap();
+    let class = e
+        .lookup()
+        .api_detail(&v1, "@acme/storage:StorageClient")
+        .unwrap();
     assert_eq!(
         class.signature.as_deref(),
         Some("new StorageClient(endpoint: string, options?: ClientOptions)")
     );
     // `export *` re-exports; a private member is not public API.
-    assert!(e.api_detail(&v1, "@acme/storage:StorageError").is_ok());
-    match e.api_detail(&v1, "@acme/storage:StorageClient.sign") {
+    assert!(
+        e.lookup()
+            .api_detail(&v1, "@acme/storage:StorageError")
+            .is_ok()
+    );
+    match e
+        .lookup()
+        .api_detail(&v1, "@acme/storage:StorageClient.sign")
+    {
         Err(AnswerError::NotFound { .. }) => {}
         other => panic!("private member answered: {other:?}"),
     }
     let put = e
+        .lookup()
         .api_detail(&v1, "@acme/storage:StorageClient.put")
         .unwrap();
     let dep = put.deprecation.expect("@deprecated is read");
@@ -109,6 +127,7 @@ fn declarations_give_exact_signatures_and_javascript_is_not_needed() {
 fn versions_of_an_npm_package_are_told_apart() {
     let (_, e) = acme();
     let put = e
+        .lookup()
         .check_version(
             Some("@acme/storage"),
             "@acme/storage:StorageClient.put",
@@ -118,6 +137,7 @@ fn versions_of_an_npm_package_are_told_apart() {
     assert_eq!(put.introduced_in.as_deref(), Some("1.0.0"));
     assert_eq!(put.removed_in.as_deref(), Some("2.0.0"));
     let del = e
+        .lookup()
         .check_version(
             Some("@acme/storage"),
             "@acme/storage:StorageClient.delete",
@@ -130,12 +150,15 @@ fn versions_of_an_npm_package_are_told_apart() {
         .choose(Some("@acme/storage"), Some("2.0.0"), None)
         .unwrap();
     // A public subpath of the exports map is its own specifier.
-    let retry = e.api_detail(&v2, "@acme/storage/retry:withRetry").unwrap();
+    let retry = e
+        .lookup()
+        .api_detail(&v2, "@acme/storage/retry:withRetry")
+        .unwrap();
     assert_eq!(
         retry.signature.as_deref(),
         Some("withRetry(fn: () => Promise<T>, policy?: RetryPolicy): Promise<T>")
     );
-    let upload = e.api_detail(&v2, "@acme/storage:upload").unwrap();
+    let upload = e.lookup().api_detail(&v2, "@acme/storage:upload").unwrap();
     assert_eq!(upload.params.len(), 4);
     assert_eq!(upload.params[3].name, "options");
     assert!(!upload.params[3].required);
@@ -169,7 +192,7 @@ fn a_broken_npm_package_gets_diagnostics_and_keeps_what_parses() {
         "{messages:?}"
     );
     let b = e.choose(Some("broken"), Some("0.1.0"), None).unwrap();
-    let ok = e.api_detail(&b, "broken:ok").unwrap();
+    let ok = e.lookup().api_detail(&b, "broken:ok").unwrap();
     assert_eq!(ok.signature.as_deref(), Some("ok(a, b = 2)"));
     assert_eq!(snapshot(&e), before, "other releases answer as before");
 }
@@ -237,8 +260,8 @@ fn a_tarball_with_parent_paths_writes_nothing_outside_and_ingests_the_rest() {
         assert!(!p.exists(), "{} was written", p.display());
     }
     let ev = e.choose(Some("evil"), Some("1.0.0"), None).unwrap();
-    assert!(e.api_detail(&ev, "evil:fine").is_ok());
-    match e.api_detail(&ev, "evil:bad") {
+    assert!(e.lookup().api_detail(&ev, "evil:fine").is_ok());
+    match e.lookup().api_detail(&ev, "evil:bad") {
         Err(AnswerError::NotFound { .. }) => {}
         other => panic!("a file outside the package was read: {other:?}"),
     }
@@ -293,21 +316,26 @@ fn bases_written_through_a_namespace_or_with_type_arguments_are_followed() {
     ingest_sdk(&store, "2.0.0", &[("core.d.ts", CORE), ("index.d.ts", V2)]);
     let e = Engine::new(store);
     let v = e.choose(Some("sdk"), Some("2.0.0"), None).unwrap();
-    let client = e.api_detail(&v, "sdk:Client").unwrap();
+    let client = e.lookup().api_detail(&v, "sdk:Client").unwrap();
     assert_eq!(client.bases, ["sdk:APIClient"]);
     // One `extends` link, with the source text as its evidence.
-    let related = e.related(&v, "sdk:Client", Some("base")).unwrap().related;
+    let related = e
+        .usage()
+        .related(&v, "sdk:Client", Some("base"))
+        .unwrap()
+        .related;
     assert_eq!(related.len(), 1, "{related:?}");
-    let get = e.api_detail(&v, "sdk:Client.get").unwrap();
+    let get = e.lookup().api_detail(&v, "sdk:Client.get").unwrap();
     assert_eq!(get.qualified_name, "sdk:APIClient.get");
     assert_eq!(get.inherited_from.as_deref(), Some("sdk:APIClient"));
-    let next = e.api_detail(&v, "sdk:Users.next").unwrap();
+    let next = e.lookup().api_detail(&v, "sdk:Users.next").unwrap();
     assert_eq!(next.qualified_name, "sdk:Page.next");
     // Not in 1.0.0, where neither class has a base.
     let v1 = e.choose(Some("sdk"), Some("1.0.0"), None).unwrap();
-    assert!(e.api_detail(&v1, "sdk:Client.get").is_err());
+    assert!(e.lookup().api_detail(&v1, "sdk:Client.get").is_err());
 
     let d = e
+        .diff()
         .diff_report(
             "pkg:npm/sdk",
             "1.0.0",
@@ -350,15 +378,16 @@ fn members_inherited_through_several_bases_and_typeof_reexports_resolve() {
     ]);
     // Two bases up, through the re-exported name.
     let status = e
+        .lookup()
         .api_detail(&v, "sdk:APIConnectionTimeoutError.status")
         .unwrap();
     assert_eq!(status.qualified_name, "sdk:APIError.status");
     assert_eq!(status.inherited_from.as_deref(), Some("sdk:APIError"));
     // `typeof Errors.APIError` is the class, with its members, not a variable.
-    let class = e.api_detail(&v, "sdk:APIError").unwrap();
+    let class = e.lookup().api_detail(&v, "sdk:APIError").unwrap();
     assert_eq!(class.kind, "class");
-    assert!(e.api_detail(&v, "sdk:APIError.generate").is_ok());
-    let to_file = e.api_detail(&v, "sdk:toFile").unwrap();
+    assert!(e.lookup().api_detail(&v, "sdk:APIError.generate").is_ok());
+    let to_file = e.lookup().api_detail(&v, "sdk:toFile").unwrap();
     assert_eq!(to_file.kind, "function");
     assert_eq!(to_file.qualified_name, "sdk:toFile");
 }
@@ -382,7 +411,7 @@ fn members_of_a_base_no_public_name_reaches_are_listed_on_the_class() {
             "export { Client } from './client';\nexport { Resource } from './core';\n",
         ),
     ]);
-    let request = e.api_detail(&v, "sdk:Client.request").unwrap();
+    let request = e.lookup().api_detail(&v, "sdk:Client.request").unwrap();
     assert_eq!(request.qualified_name, "sdk:Client.request");
     assert_eq!(request.source.file.as_deref(), Some("core.d.ts"));
     assert_eq!(
@@ -393,21 +422,21 @@ fn members_of_a_base_no_public_name_reaches_are_listed_on_the_class() {
     let names: Vec<&str> = request.params.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["path", "init"]);
     // The class's own override wins over the base's.
-    let get = e.api_detail(&v, "sdk:Client.get").unwrap();
+    let get = e.lookup().api_detail(&v, "sdk:Client.get").unwrap();
     assert_eq!(get.params.len(), 2);
     // Past the private base, its public base.
-    let close = e.api_detail(&v, "sdk:Client.close").unwrap();
+    let close = e.lookup().api_detail(&v, "sdk:Client.close").unwrap();
     assert_eq!(close.qualified_name, "sdk:Resource.close");
     // The private base itself stays private.
-    assert!(e.api_detail(&v, "sdk:BaseClient").is_err());
+    assert!(e.lookup().api_detail(&v, "sdk:BaseClient").is_err());
 
     // All in one file, as bundled declarations are.
     let (e, v) = sdk_release(&[(
         "index.d.ts",
         "export declare class Resource {\n    close(): void;\n}\ndeclare class BaseClient extends Resource {\n    request(path: string): Promise<Response>;\n}\nexport declare class Client extends BaseClient {}\n",
     )]);
-    assert!(e.api_detail(&v, "sdk:Client.request").is_ok());
-    let close = e.api_detail(&v, "sdk:Client.close").unwrap();
+    assert!(e.lookup().api_detail(&v, "sdk:Client.request").is_ok());
+    let close = e.lookup().api_detail(&v, "sdk:Client.close").unwrap();
     assert_eq!(close.qualified_name, "sdk:Resource.close");
 }
 
@@ -420,7 +449,7 @@ fn jsdoc_tags_stay_in_the_docstring_and_describe_the_parameters() {
         "index.d.ts",
         "/**\n * During a transaction no views are updated until its end.\n *\n * @param action a function that updates some reactive state\n * @param thisArg - what `this` is inside it\n * @returns the value the action returned\n * @example\n * transaction(() => { a.x = 1; b.y = 2 })\n */\nexport declare function transaction<T>(action: () => T, thisArg?: unknown): T;\n/** @internal */\nexport declare function hidden(): void;\n/**\n * <p>Adds an object to a bucket.</p>\n * @example\n * ```javascript\n * await client.send(new PutObjectCommand({}));\n * ```\n */\nexport declare function putObject(input: object): Promise<void>;\n",
     )]);
-    let t = e.api_detail(&v, "sdk:transaction").unwrap();
+    let t = e.lookup().api_detail(&v, "sdk:transaction").unwrap();
     let doc = t.description.as_deref().unwrap();
     assert!(
         doc.starts_with("During a transaction no views are updated until its end.")
@@ -445,7 +474,10 @@ fn jsdoc_tags_stay_in_the_docstring_and_describe_the_parameters() {
         ]
     );
     // A marker tag alone documents nothing.
-    assert_eq!(e.api_detail(&v, "sdk:hidden").unwrap().description, None);
+    assert_eq!(
+        e.lookup().api_detail(&v, "sdk:hidden").unwrap().description,
+        None
+    );
     // An HTML description (as the AWS SDK writes) is read as Markdown though an @example
     // fence follows it.
     let put = chunks_of(&e)

@@ -23,7 +23,12 @@ pub(crate) fn ingest_spec(
     package: &str,
     version: &str,
 ) -> Result<IngestReport, IngestError> {
-    crate::support::try_ingest(store, path, &PackageId::new("generic", package), version)
+    crate::support::try_ingest(
+        store,
+        path,
+        &PackageId::new(refgraph::model::Ecosystem::Generic, package),
+        version,
+    )
 }
 
 /// The petstore sample in its two releases.
@@ -37,7 +42,8 @@ fn petstore() -> Engine {
 
 fn detail(e: &Engine, package: &str, version: &str, name: &str) -> ApiDetail {
     let chosen = e.choose(Some(package), Some(version), None).unwrap();
-    e.api_detail(&chosen, name)
+    e.lookup()
+        .api_detail(&chosen, name)
         .unwrap_or_else(|err| panic!("{name} in {package} {version}: {err}"))
 }
 
@@ -200,6 +206,7 @@ fn endpoints_match_across_versions_whatever_the_path_parameter_names() {
     }
     // getPet was renamed showPetById with the same endpoint: the same operation.
     let c = e
+        .lookup()
         .check_version(Some("pkg:generic/petstore"), "getPet", Some("2.0.0"))
         .unwrap();
     assert_eq!(c.available_in_requested, Some(true));
@@ -207,6 +214,7 @@ fn endpoints_match_across_versions_whatever_the_path_parameter_names() {
     assert!(c.versions.iter().all(|v| v.available == Some(true)));
 
     let c = e
+        .lookup()
         .check_version(Some("petstore"), "deletePet", Some("2.0.0"))
         .unwrap();
     assert_eq!(c.available_in_requested, Some(false));
@@ -214,6 +222,7 @@ fn endpoints_match_across_versions_whatever_the_path_parameter_names() {
     assert_eq!(c.deprecated_in.as_deref(), Some("1.0.0"));
 
     let c = e
+        .lookup()
         .check_version(Some("petstore"), "POST /pets/{id}/photos", Some("1.0.0"))
         .unwrap();
     assert_eq!(c.available_in_requested, Some(false));
@@ -221,18 +230,22 @@ fn endpoints_match_across_versions_whatever_the_path_parameter_names() {
     assert_eq!(c.introduced_in.as_deref(), Some("2.0.0"));
 
     // listPets gained a required `owner`: its signature changed.
-    let c = e.check_version(Some("petstore"), "listPets", None).unwrap();
+    let c = e
+        .lookup()
+        .check_version(Some("petstore"), "listPets", None)
+        .unwrap();
     assert!(!c.versions[0].signature_changed);
     assert!(c.versions[1].signature_changed);
 
     // A made-up endpoint is a normal answer, not an error; never a guess.
     let c = e
+        .lookup()
         .check_version(Some("petstore"), "GET /pets/{id}/toys", Some("2.0.0"))
         .unwrap();
     assert_eq!(c.available_in_requested, Some(false));
     assert!(c.versions.iter().all(|v| v.available == Some(false)));
     let v2 = e.choose(Some("petstore"), Some("2.0.0"), None).unwrap();
-    match e.api_detail(&v2, "listPet") {
+    match e.lookup().api_detail(&v2, "listPet") {
         Err(AnswerError::NotFound { candidates, .. }) => {
             assert_eq!(candidates[0].qualified_name, "listPets")
         }
@@ -281,10 +294,12 @@ fn schema_properties_have_their_facts_and_a_version_history() {
     );
 
     let c = e
+        .lookup()
         .check_version(Some("petstore"), "NewPet.tag", None)
         .unwrap();
     assert_eq!(c.removed_in.as_deref(), Some("2.0.0"));
     let c = e
+        .lookup()
         .check_version(Some("petstore"), "NewPet.birthday", Some("1.0.0"))
         .unwrap();
     assert_eq!(c.available_in_requested, Some(false));
@@ -296,7 +311,8 @@ fn operations_list_by_tag_and_path_prefix() {
     let e = petstore();
     let v1 = e.choose(Some("petstore"), Some("1.0.0"), None).unwrap();
     let names = |kind: Option<&str>, prefix: Option<&str>, tag: Option<&str>| -> Vec<String> {
-        e.list_filtered(&v1, kind, prefix, tag, 1000, None)
+        e.lookup()
+            .list_filtered(&v1, kind, prefix, tag, 1000, None)
             .unwrap()
             .items
             .into_iter()
@@ -521,7 +537,9 @@ fn bad_and_huge_specs_leave_other_releases_intact() {
     let many = detail(&e, "many", "1.0.0", "GET /r9999/{x}");
     assert_eq!(many.qualified_name, "op9999");
     assert!(
-        e.check_version(Some("many"), "op1", Some("2.0.0")).is_err(),
+        e.lookup()
+            .check_version(Some("many"), "op1", Some("2.0.0"))
+            .is_err(),
         "the truncated release must not be indexed"
     );
 }

@@ -99,7 +99,7 @@ pub(crate) fn pip_install_into(target: &Path, specs: &[String], with_deps: bool)
 
 /// Fetches the release's wheel from PyPI (cached) and ingests it into `store`.
 pub(crate) fn ingest_release(store: &Store, rel: &Release, cache: &Path) {
-    let id = PackageId::new("pypi", rel.name);
+    let id = PackageId::new(refgraph::model::Ecosystem::Pypi, rel.name);
     let fetched = refgraph::fetch::fetch_pypi(&id, rel.version, &cache.join("pypi"), &|_, _| {})
         .unwrap_or_else(|e| panic!("fetching {} {} from PyPI: {e}", rel.name, rel.version));
     let (files, diags) = read_release(&fetched.path, Language::Python, &Limits::default()).unwrap();
@@ -118,7 +118,7 @@ pub(crate) fn ingest_release(store: &Store, rel: &Release, cache: &Path) {
 /// Fetches the release's source distribution from PyPI (cached) and ingests it into `store`:
 /// what a release with no wheel gives refgraph to read.
 pub(crate) fn ingest_sdist(store: &Store, rel: &Release, cache: &Path) {
-    let id = PackageId::new("pypi", rel.name);
+    let id = PackageId::new(refgraph::model::Ecosystem::Pypi, rel.name);
     let fetched =
         refgraph::fetch::fetch_pypi_sdist(rel.name, rel.version, &cache.join("pypi"), &|_, _| {})
             .unwrap_or_else(|e| panic!("fetching the sdist of {} {}: {e}", rel.name, rel.version));
@@ -196,7 +196,7 @@ fn compare(
     );
     let mut detail = None;
     for n in &names {
-        match engine.api_detail(chosen, n) {
+        match engine.lookup().api_detail(chosen, n) {
             Ok(d) => {
                 detail = Some(d);
                 break;
@@ -306,11 +306,13 @@ fn signatures_agree_with_inspect_on_real_pypi_releases() {
 
     // Version questions across the two click releases.
     let removed = engine
+        .lookup()
         .check_version(Some("click"), "click.get_terminal_size", None)
         .unwrap();
     assert_eq!(removed.introduced_in.as_deref(), Some("7.1.2"));
     assert_eq!(removed.removed_in.as_deref(), Some("8.1.7"));
     let added = engine
+        .lookup()
         .check_version(
             Some("click"),
             "click.ParamType.shell_complete",

@@ -99,7 +99,7 @@ fn python_parameter_descriptions_agree_with_docstring_parser() {
         let (mut n, mut ok, mut symbols_described) = (0usize, 0usize, 0usize);
         let mut disagreements = Vec::new();
         for (name, docs) in &want {
-            let d = match engine.api_detail(&chosen, name) {
+            let d = match engine.lookup().api_detail(&chosen, name) {
                 Ok(d) => d,
                 Err(AnswerError::NotFound { .. }) => continue,
                 Err(e) => panic!("{name}: {e}"),

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use refgraph::model::PackageId;
+use refgraph::model::{Ecosystem, PackageId};
 use refgraph::project::{Project, Resolution};
 use serde_json::Value;
 
@@ -401,10 +401,13 @@ fn release_order_agrees_with_packaging_and_node_semver_on_real_release_lists() {
     let cache = cache_dir().join("registry");
     for (ecosystem, packages) in [
         (
-            "pypi",
+            Ecosystem::Pypi,
             &["django", "numpy", "setuptools", "pydantic", "sqlalchemy"][..],
         ),
-        ("npm", &["typescript", "react", "rxjs", "@angular/core"][..]),
+        (
+            Ecosystem::Npm,
+            &["typescript", "react", "rxjs", "@angular/core"][..],
+        ),
     ] {
         let mut lists = Vec::new();
         for name in packages {
@@ -420,7 +423,7 @@ fn release_order_agrees_with_packaging_and_node_semver_on_real_release_lists() {
             lists.push(v.versions);
         }
         let input = Value::from(lists.clone());
-        let want: Vec<Vec<String>> = if ecosystem == "pypi" {
+        let want: Vec<Vec<String>> = if ecosystem == Ecosystem::Pypi {
             oracle(Command::new(python()).args(["-c", PACKAGING_ORDER]), &input)
         } else {
             let tools = npm_install(&cache_dir(), "node_semver", "semver", "semver@7.6.3");
@@ -545,7 +548,9 @@ fn sync_ingests_ten_dependencies_and_a_second_run_sends_no_request() {
             .iter()
             .all(|r| r["stale"] == false
                 && r["facts_version"]
-                    == refgraph::lower::facts_version(r["ecosystem"].as_str().unwrap())),
+                    == refgraph::lower::facts_version(
+                        r["ecosystem"].as_str().unwrap().parse().unwrap()
+                    )),
         "{releases:#}"
     );
     // One ingested from local files is never replaced by the registry's archive: still

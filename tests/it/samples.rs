@@ -41,7 +41,10 @@ fn constructor_signature_is_exact_with_every_parameter_kind() {
     let v1 = e
         .choose(Some("pkg:pypi/acme-storage"), Some("1.0.0"), None)
         .unwrap();
-    let d = e.api_detail(&v1, "acme_storage.StorageClient").unwrap();
+    let d = e
+        .lookup()
+        .api_detail(&v1, "acme_storage.StorageClient")
+        .unwrap();
     assert_eq!(d.kind, "class");
     assert_eq!(
         d.defined_in.as_deref(),
@@ -79,7 +82,10 @@ fn constructor_signature_is_exact_with_every_parameter_kind() {
     );
     // 2.0.0 changed one default and nothing else in the constructor.
     let v2 = e.choose(Some("acme-storage"), Some("2.0.0"), None).unwrap();
-    let d2 = e.api_detail(&v2, "acme_storage.StorageClient").unwrap();
+    let d2 = e
+        .lookup()
+        .api_detail(&v2, "acme_storage.StorageClient")
+        .unwrap();
     assert_eq!(d2.params[3].default.as_deref(), Some("60.0"));
 }
 
@@ -95,6 +101,7 @@ fn methods_leave_out_the_receiver_and_keep_their_flavour() {
     let e = acme();
     let v2 = e.choose(Some("acme-storage"), Some("2.0.0"), None).unwrap();
     let url = e
+        .lookup()
         .api_detail(&v2, "acme_storage.StorageClient.generate_presigned_url")
         .unwrap();
     assert_eq!(url.kind, "method");
@@ -105,28 +112,33 @@ fn methods_leave_out_the_receiver_and_keep_their_flavour() {
             .any(|p| p.name == "http_method" && p.required)
     );
     assert_eq!(
-        e.api_detail(&v2, "acme_storage.StorageClient.build_object_url")
+        e.lookup()
+            .api_detail(&v2, "acme_storage.StorageClient.build_object_url")
             .unwrap()
             .kind,
         "staticmethod"
     );
     let from_env = e
+        .lookup()
         .api_detail(&v2, "acme_storage.StorageClient.from_env")
         .unwrap();
     assert_eq!(from_env.kind, "classmethod");
     assert!(from_env.params.iter().all(|p| p.name != "cls"));
     assert_eq!(
-        e.api_detail(&v2, "acme_storage.StorageClient.timeout")
+        e.lookup()
+            .api_detail(&v2, "acme_storage.StorageClient.timeout")
             .unwrap()
             .kind,
         "property"
     );
     let part = e
+        .lookup()
         .api_detail(&v2, "acme_storage.transfer.upload.Uploader.upload_part")
         .unwrap();
     assert!(part.is_async);
     // Inherited from the private base: listed on the public class, saying where it comes from.
     let close = e
+        .lookup()
         .api_detail(&v2, "acme_storage.StorageClient.close")
         .unwrap();
     assert_eq!(
@@ -135,9 +147,11 @@ fn methods_leave_out_the_receiver_and_keep_their_flavour() {
     );
     // The class-level alias `upload_file = put_object` has put_object's signature.
     let put = e
+        .lookup()
         .api_detail(&v2, "acme_storage.StorageClient.put_object")
         .unwrap();
     let alias = e
+        .lookup()
         .api_detail(&v2, "acme_storage.StorageClient.upload_file")
         .unwrap();
     assert_eq!(put.signature, alias.signature);
@@ -148,6 +162,7 @@ fn sources_run_stubs_give_types_and_overloads_are_kept() {
     let e = acme();
     let v2 = e.choose(Some("acme-storage"), Some("2.0.0"), None).unwrap();
     let up = e
+        .lookup()
         .api_detail(&v2, "acme_storage.transfer.upload.upload_file")
         .unwrap();
     // The function lives in the `.py`; its types come from the `.pyi` beside it.
@@ -163,6 +178,7 @@ fn sources_run_stubs_give_types_and_overloads_are_kept() {
     let content_type = up.params.iter().find(|p| p.name == "content_type").unwrap();
     assert_eq!(content_type.kind, "keyword_only");
     let get = e
+        .lookup()
         .api_detail(&v2, "acme_storage.StorageClient.get_object")
         .unwrap();
     assert_eq!(get.overloads.len(), 2, "{get:?}");
@@ -173,6 +189,7 @@ fn deprecations_are_reported_with_their_replacement() {
     let e = acme();
     let v2 = e.choose(Some("acme-storage"), Some("2.0.0"), None).unwrap();
     let lb = e
+        .lookup()
         .api_detail(&v2, "acme_storage.StorageClient.list_buckets")
         .unwrap();
     assert!(lb.deprecated);
@@ -185,6 +202,7 @@ fn deprecations_are_reported_with_their_replacement() {
         "{dep:?}"
     );
     let is_public = e
+        .lookup()
         .api_detail(&v2, "acme_storage.models.Bucket.is_public")
         .unwrap();
     assert_eq!(is_public.deprecation.unwrap().since.as_deref(), Some("0.9"));
@@ -194,6 +212,7 @@ fn deprecations_are_reported_with_their_replacement() {
 fn version_history_names_where_a_symbol_appeared_and_disappeared() {
     let e = acme();
     let removed = e
+        .lookup()
         .check_version(
             Some("acme-storage"),
             "acme_storage.transfer.upload.upload_bytes",
@@ -204,6 +223,7 @@ fn version_history_names_where_a_symbol_appeared_and_disappeared() {
     assert_eq!(removed.introduced_in.as_deref(), Some("1.0.0"));
     assert_eq!(removed.removed_in.as_deref(), Some("2.0.0"));
     let added = e
+        .lookup()
         .check_version(
             Some("acme-storage"),
             "acme_storage.transfer.upload.upload_directory",
@@ -213,6 +233,7 @@ fn version_history_names_where_a_symbol_appeared_and_disappeared() {
     assert_eq!(added.introduced_in.as_deref(), Some("2.0.0"));
     assert_eq!(added.removed_in, None);
     let changed = e
+        .lookup()
         .check_version(
             Some("acme-storage"),
             "acme_storage.StorageClient.generate_presigned_url",
@@ -222,10 +243,12 @@ fn version_history_names_where_a_symbol_appeared_and_disappeared() {
     assert!(changed.versions[1].signature_changed);
     // A moved class stays available through its package re-export.
     let moved = e
+        .lookup()
         .check_version(Some("acme-storage"), "acme_storage.TransferConfig", None)
         .unwrap();
     assert!(moved.versions.iter().all(|v| v.available == Some(true)));
     let gone = e
+        .lookup()
         .check_version(
             Some("acme-storage"),
             "acme_storage.models.TransferConfig",
@@ -235,6 +258,7 @@ fn version_history_names_where_a_symbol_appeared_and_disappeared() {
     assert_eq!(gone.available_in_requested, Some(false));
     // An unknown name is a normal answer: available nowhere.
     let unknown = e
+        .lookup()
         .check_version(
             Some("acme-storage"),
             "acme_storage.NoSuchThing",
@@ -253,7 +277,7 @@ fn misspelt_and_partial_names_get_ranked_candidates_not_answers() {
         "acme_storage.StorageClient.put_objet",
         "StorageClient.put_object",
     ] {
-        match e.api_detail(&v2, asked) {
+        match e.lookup().api_detail(&v2, asked) {
             Err(AnswerError::NotFound { candidates, .. }) => {
                 assert_eq!(
                     candidates.first().map(|c| c.qualified_name.as_str()),
@@ -301,14 +325,18 @@ fn extraction_is_deterministic() {
 fn listing_filters_by_kind_and_pages() {
     let e = acme();
     let v2 = e.choose(Some("acme-storage"), Some("2.0.0"), None).unwrap();
-    let fns = e.list(&v2, Some("function"), None, 2, None).unwrap();
+    let fns = e
+        .lookup()
+        .list(&v2, Some("function"), None, 2, None)
+        .unwrap();
     assert_eq!(fns.items.len(), 2);
     assert!(fns.items.iter().all(|i| i.kind == "function"));
     let next = e
+        .lookup()
         .list(&v2, Some("function"), None, 2, fns.next_cursor.as_deref())
         .unwrap();
     assert_ne!(next.items[0].qualified_name, fns.items[0].qualified_name);
-    assert!(e.list(&v2, Some("widget"), None, 2, None).is_err());
+    assert!(e.lookup().list(&v2, Some("widget"), None, 2, None).is_err());
 }
 
 #[test]
@@ -370,14 +398,14 @@ fn a_member_two_bases_define_is_the_one_the_mro_finds_first() {
     crate::support::try_ingest(
         &store,
         dir.path(),
-        &refgraph::model::PackageId::new("pypi", "mro"),
+        &refgraph::model::PackageId::new(refgraph::model::Ecosystem::Pypi, "mro"),
         "1.0.0",
     )
     .unwrap();
     let e = refgraph::answer::Engine::new(store);
     let v = e.choose(Some("mro"), Some("1.0.0"), None).unwrap();
     for (name, owner) in [("mro.C.m", "mro.Q.m"), ("mro.D.m", "mro.P.m")] {
-        let d = e.api_detail(&v, name).unwrap();
+        let d = e.lookup().api_detail(&v, name).unwrap();
         assert_eq!(d.qualified_name, owner, "{name}");
     }
 }
@@ -390,7 +418,8 @@ fn availability_is_yes_no_or_unknown_never_a_guessed_no() {
     crate::support::ingest(&store, &sample("lazyhub-1.0.0"), "lazyhub", "1.0.0");
     let e = refgraph::answer::Engine::new(store);
     let check = |name: &str| {
-        e.check_version(Some("lazyhub"), name, Some("1.0.0"))
+        e.lookup()
+            .check_version(Some("lazyhub"), name, Some("1.0.0"))
             .unwrap()
     };
     // Served by `__getattr__`, listed under `if TYPE_CHECKING:`: there at run time.

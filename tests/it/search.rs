@@ -52,7 +52,7 @@ fn q(query: &str, version: Option<&str>) -> DocQuery {
 
 /// Qualified names of the entities of the top `n` hits, in order.
 fn top_entities(e: &Engine, query: &DocQuery, mode: Mode, n: usize) -> Vec<String> {
-    let (s, _) = e.search_docs_with(query, mode).unwrap();
+    let (s, _) = e.docs().search_docs_with(query, mode).unwrap();
     s.results
         .iter()
         .take(n)
@@ -64,6 +64,7 @@ fn top_entities(e: &Engine, query: &DocQuery, mode: Mode, n: usize) -> Vec<Strin
 fn identifiers_and_words_are_found_without_a_model() {
     let e = indexed(false, None);
     let (s, line) = e
+        .docs()
         .search_docs_with(&q("put_object", Some("2.0.0")), Mode::Fused)
         .unwrap();
     assert_eq!(line, "2.0.0");
@@ -77,6 +78,7 @@ fn identifiers_and_words_are_found_without_a_model() {
     );
     // Said beside another note too: a query nothing matches, without a model.
     let (none, _) = e
+        .docs()
         .search_docs_with(&q("bake a chocolate cake", Some("2.0.0")), Mode::Fused)
         .unwrap();
     let note = none.note.unwrap_or_default();
@@ -99,6 +101,7 @@ fn identifiers_and_words_are_found_without_a_model() {
     // A docstring links the symbols it names: list_buckets says it was renamed to
     // :meth:`iter_buckets`, a method of the same class.
     let (s, _) = e
+        .docs()
         .search_docs_with(&q("list_buckets", Some("2.0.0")), Mode::Fused)
         .unwrap();
     let names: Vec<&str> = s.results[0]
@@ -125,6 +128,7 @@ fn identifiers_and_words_are_found_without_a_model() {
 fn readme_sections_are_chunks_linked_to_the_symbols_they_mention() {
     let e = indexed(false, None);
     let (s, _) = e
+        .docs()
         .search_docs_with(
             &q("retried network errors failed upload", Some("2.0.0")),
             Mode::Bm25Only,
@@ -147,7 +151,7 @@ fn readme_sections_are_chunks_linked_to_the_symbols_they_mention() {
     );
     assert_eq!(retries.source_url, "README.md");
     // The page, whole, with its table.
-    let page = e.get_page(&retries.page).unwrap();
+    let page = e.docs().get_page(&retries.page).unwrap();
     assert_eq!(page.title, "Acme Storage SDK for Python");
     assert!(
         page.markdown.contains("| http_method |"),
@@ -157,6 +161,7 @@ fn readme_sections_are_chunks_linked_to_the_symbols_they_mention() {
     assert!(page.markdown.contains("```python\nimport acme_storage"));
     // 1.0.0 ships no README: its search never shows 2.0.0's pages.
     let (old, _) = e
+        .docs()
         .search_docs_with(&q("retried network errors", Some("1.0.0")), Mode::Bm25Only)
         .unwrap();
     assert!(
@@ -169,18 +174,18 @@ fn readme_sections_are_chunks_linked_to_the_symbols_they_mention() {
 #[test]
 fn versions_are_never_substituted() {
     let e = indexed(false, None);
-    match e.search_docs(&q("bucket", Some("3.0.0"))) {
+    match e.docs().search_docs(&q("bucket", Some("3.0.0"))) {
         Err(AnswerError::VersionNotIndexed { indexed, .. }) => {
             assert_eq!(indexed, ["1.0.0", "2.0.0"])
         }
         other => panic!("expected VersionNotIndexed, got {other:?}"),
     }
-    let (_, line) = e.search_docs(&q("bucket", None)).unwrap();
+    let (_, line) = e.docs().search_docs(&q("bucket", None)).unwrap();
     assert_eq!(line, "2.0.0 (newest indexed)");
     let mut no_package = q("bucket", Some("2.0.0"));
     no_package.package = None;
     assert!(matches!(
-        e.search_docs(&no_package),
+        e.docs().search_docs(&no_package),
         Err(AnswerError::BadArgument(_))
     ));
 }
@@ -192,7 +197,7 @@ fn paraphrases_find_the_api_through_vectors_and_noise_finds_nothing() {
         "give someone a temporary link to download one file",
         Some("2.0.0"),
     );
-    let (s, _) = e.search_docs(&query).unwrap();
+    let (s, _) = e.docs().search_docs(&query).unwrap();
     assert!(s.semantic);
     let names: Vec<&str> = s
         .results
@@ -204,6 +209,7 @@ fn paraphrases_find_the_api_through_vectors_and_noise_finds_nothing() {
         "{names:?}"
     );
     let (none, _) = e
+        .docs()
         .search_docs(&q("bake a chocolate cake with strawberries", Some("2.0.0")))
         .unwrap();
     assert!(none.results.is_empty(), "{:#?}", none.results);
@@ -267,6 +273,7 @@ fn the_index_rebuilds_from_the_store_and_reingest_replaces_chunks() {
     ingest(e.store(), copy.path(), "acme-storage", "2.0.0");
     e.sync_index(false, &|_, _, _| {}).unwrap();
     let (s, _) = e
+        .docs()
         .search_docs_with(&q("retried network errors", Some("2.0.0")), Mode::Bm25Only)
         .unwrap();
     assert!(
@@ -274,7 +281,10 @@ fn the_index_rebuilds_from_the_store_and_reingest_replaces_chunks() {
         "stale README chunks: {:#?}",
         s.results
     );
-    let (z, _) = e.search_docs(&q("zebra crossings", Some("2.0.0"))).unwrap();
+    let (z, _) = e
+        .docs()
+        .search_docs(&q("zebra crossings", Some("2.0.0")))
+        .unwrap();
     assert_eq!(z.results[0].section_path, "Acme > Zebra crossings");
     assert_eq!(
         z.results[0].entities[0].qualified_name,
@@ -289,7 +299,7 @@ fn openapi_operations_are_searchable_by_summary() {
     try_ingest(
         &store,
         &spec,
-        &PackageId::new("generic", "petstore"),
+        &PackageId::new(refgraph::model::Ecosystem::Generic, "petstore"),
         "2.0.0",
     )
     .unwrap();
@@ -301,7 +311,7 @@ fn openapi_operations_are_searchable_by_summary() {
         package: Some("petstore".into()),
         ..Default::default()
     };
-    let (s, _) = e.search_docs(&query).unwrap();
+    let (s, _) = e.docs().search_docs(&query).unwrap();
     assert!(!s.results.is_empty());
     assert_eq!(s.results[0].entities[0].kind, "operation");
     assert_eq!(s.results[0].content_type, "api_reference");
@@ -482,6 +492,7 @@ fn a_docs_folder_joins_a_release_without_its_chrome() {
     assert_eq!(done, ["pkg:pypi/acme-storage@2.0.0"]);
     assert!(e.sync_index(false, &|_, _, _| {}).unwrap().is_empty());
     let (s, _) = e
+        .docs()
         .search_docs_with(
             &q("remove objects older than a cut-off", Some("2.0.0")),
             Mode::Bm25Only,
@@ -501,7 +512,7 @@ fn a_docs_folder_joins_a_release_without_its_chrome() {
         names.contains(&"acme_storage.StorageClient.delete_object"),
         "{names:?}"
     );
-    let page = e.get_page(&hit.page).unwrap();
+    let page = e.docs().get_page(&hit.page).unwrap();
     assert_eq!(page.title, "Deleting old objects automatically");
     for chrome in [
         "Pricing and billing",
@@ -530,6 +541,7 @@ fn a_docs_folder_joins_a_release_without_its_chrome() {
     );
     e.sync_index(false, &|_, _, _| {}).unwrap();
     let (again, _) = e
+        .docs()
         .search_docs_with(
             &q("remove objects older than a cut-off", Some("2.0.0")),
             Mode::Bm25Only,
@@ -554,7 +566,10 @@ fn a_search_says_when_the_index_is_behind_the_store() {
     let store = acme().store().clone();
     let e = Engine::new(store).with_index(Arc::new(index), None);
     // Stored (as after `ingest --no-index`) but never indexed.
-    let (s, _) = e.search_docs(&q("create a bucket", Some("2.0.0"))).unwrap();
+    let (s, _) = e
+        .docs()
+        .search_docs(&q("create a bucket", Some("2.0.0")))
+        .unwrap();
     let note = s.note.unwrap_or_default();
     assert!(
         note.contains("behind the store for pkg:pypi/acme-storage@2.0.0")
@@ -562,7 +577,10 @@ fn a_search_says_when_the_index_is_behind_the_store() {
         "{note}"
     );
     e.sync_index(false, &|_, _, _| {}).unwrap();
-    let (s, _) = e.search_docs(&q("create a bucket", Some("2.0.0"))).unwrap();
+    let (s, _) = e
+        .docs()
+        .search_docs(&q("create a bucket", Some("2.0.0")))
+        .unwrap();
     assert!(!s.results.is_empty());
     assert!(
         !s.note.unwrap_or_default().contains("behind"),
@@ -580,7 +598,7 @@ fn undocumented_symbols_are_found_by_words_and_names_but_not_by_vectors() {
     try_ingest(
         &store,
         &crate::support::repo().join("samples/npm/acme-storage-2.0.0"),
-        &PackageId::new("npm", "acme-storage"),
+        &PackageId::new(refgraph::model::Ecosystem::Npm, "acme-storage"),
         "2.0.0",
     )
     .unwrap();

@@ -25,12 +25,12 @@ fn releases() -> Engine {
     let store = Store::in_memory();
     // click's sdist, not its wheel: the same sources with the release's docs/ folder, the doc
     // pages the acceptance asks the set to be scored on (the wheel ships only its README).
-    let click = PackageId::new("pypi", "click");
+    let click = PackageId::new(refgraph::model::Ecosystem::Pypi, "click");
     let sdist =
         refgraph::fetch::fetch_pypi_sdist("click", "8.1.7", &cache.join("pypi"), &|_, _| {})
             .expect("click 8.1.7 sdist from PyPI");
     try_ingest(&store, &sdist.path, &click, "8.1.7").unwrap();
-    let commander = PackageId::new("npm", "commander");
+    let commander = PackageId::new(refgraph::model::Ecosystem::Npm, "commander");
     let tgz = refgraph::fetch::fetch_npm(&commander, "12.1.0", &cache.join("npm"), &|_, _| {})
         .expect("commander 12.1.0 from npm");
     try_ingest(&store, &tgz.path, &commander, "12.1.0").unwrap();
@@ -53,7 +53,7 @@ fn hit(e: &Engine, l: &Labelled, mode: Mode) -> bool {
         limit: Some(5),
         ..Default::default()
     };
-    let (s, _) = e.search_docs_with(&q, mode).unwrap();
+    let (s, _) = e.docs().search_docs_with(&q, mode).unwrap();
     if l.answers.is_empty() {
         return s.results.is_empty();
     }
@@ -129,7 +129,7 @@ fn labelled_queries_hit_at_5_fused_against_bm25_and_vectors() {
 fn readme_links_name_what_the_code_calls_not_its_output_or_variables() {
     let cache = cache_dir();
     let store = Store::in_memory();
-    let commander = PackageId::new("npm", "commander");
+    let commander = PackageId::new(refgraph::model::Ecosystem::Npm, "commander");
     let tgz = refgraph::fetch::fetch_npm(&commander, "12.1.0", &cache.join("npm"), &|_, _| {})
         .expect("commander 12.1.0 from npm");
     try_ingest(&store, &tgz.path, &commander, "12.1.0").unwrap();

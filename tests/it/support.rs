@@ -24,7 +24,7 @@ pub fn try_ingest(
     package: &PackageId,
     version: &str,
 ) -> Result<IngestReport, IngestError> {
-    let language = Language::for_package(package).expect("a supported ecosystem");
+    let language = Language::for_package(package);
     let (files, diags) = read_release(path, language, &Limits::default())?;
     ingest_files(
         store,
@@ -39,7 +39,13 @@ pub fn try_ingest(
 
 /// A Python sample release, which must ingest.
 pub fn ingest(store: &Store, path: &std::path::Path, package: &str, version: &str) -> IngestReport {
-    try_ingest(store, path, &PackageId::new("pypi", package), version).expect("ingest")
+    try_ingest(
+        store,
+        path,
+        &PackageId::new(refgraph::model::Ecosystem::Pypi, package),
+        version,
+    )
+    .expect("ingest")
 }
 
 /// An in-memory store with acme-storage 1.0.0 and 2.0.0 ingested.
@@ -73,8 +79,8 @@ pub fn cache_dir() -> PathBuf {
 /// compare before and after bad input.
 pub fn snapshot(e: &Engine, package: &str, version: &str, name: &str) -> String {
     let release = e.choose(Some(package), Some(version), None).unwrap();
-    let d = e.api_detail(&release, name).unwrap();
-    let l = e.list(&release, None, None, 1000, None).unwrap();
+    let d = e.lookup().api_detail(&release, name).unwrap();
+    let l = e.lookup().list(&release, None, None, 1000, None).unwrap();
     format!(
         "{}\n{}",
         serde_json::to_string(&d).unwrap(),

@@ -182,6 +182,7 @@ fn measure(r: &Release, cache: &Path) -> Tally {
     let runtime: BTreeSet<String> = walk["names"].as_object().unwrap().keys().cloned().collect();
     let answer = |engine: &Engine, name: &str| {
         engine
+            .lookup()
             .check_version(Some(&package), name, Some(r.version))
             .unwrap_or_else(|e| panic!("check_version {name}: {e}"))
             .available_in_requested
@@ -214,6 +215,7 @@ fn measure(r: &Release, cache: &Path) -> Tally {
     let mut cursor: Option<String> = None;
     loop {
         let page = engine
+            .lookup()
             .list(&chosen, None, None, 1000, cursor.as_deref())
             .unwrap();
         for item in &page.items {
@@ -239,12 +241,14 @@ fn measure(r: &Release, cache: &Path) -> Tally {
         .iter()
         .map(|n| {
             let file = engine
+                .lookup()
                 .api_detail(&chosen, n)
                 .ok()
                 .and_then(|d| d.source.file)
                 .unwrap_or_default();
             // A name refgraph says needs an optional dependency: the oracle runs the test.
             let guard = engine
+                .lookup()
                 .check_version(Some(&package), n, Some(r.version))
                 .ok()
                 .and_then(|c| c.requires)

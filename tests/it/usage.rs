@@ -22,7 +22,7 @@ fn paths(e: &Engine, name: &str) -> refgraph::answer::usage::UsagePaths {
     let chosen = e
         .choose(Some("pkg:pypi/acme-payments"), Some("1.0.0"), None)
         .unwrap();
-    e.usage_paths(&chosen, name, 3).unwrap()
+    e.usage().usage_paths(&chosen, name, 3).unwrap()
 }
 
 #[test]
@@ -84,6 +84,7 @@ fn annotated_attributes_factories_and_inherited_members_count() {
         .choose(Some("acme-payments"), Some("1.0.0"), None)
         .unwrap();
     let r = e
+        .usage()
         .related(&chosen, "acme_payments.AcmeClient", Some("attribute"))
         .unwrap();
     let names: Vec<_> = r.related.iter().map(|x| x.name.clone().unwrap()).collect();
@@ -112,6 +113,7 @@ fn unknown_names_and_versions_are_refused_with_what_exists() {
         .choose(Some("acme-payments"), Some("1.0.0"), None)
         .unwrap();
     let err = e
+        .usage()
         .usage_paths(&chosen, "acme_payments.InvoiceService.pai", 3)
         .unwrap_err()
         .to_string();
@@ -122,6 +124,7 @@ fn unknown_names_and_versions_are_refused_with_what_exists() {
         .to_string();
     assert!(err.contains("indexed versions: 1.0.0"), "{err}");
     let err = e
+        .usage()
         .related(&chosen, "acme_payments.AcmeClient", Some("cousin"))
         .unwrap_err()
         .to_string();
@@ -137,7 +140,7 @@ fn snapshot_related(
     relation: Option<&str>,
 ) {
     for name in names {
-        let r = e.related(chosen, name, relation).unwrap();
+        let r = e.usage().related(chosen, name, relation).unwrap();
         insta::assert_snapshot!(
             format!("{prefix}_{}", name.replace(['.', ' ', '/'], "_")),
             r.text(&chosen.release.release)
@@ -232,6 +235,7 @@ fn sdk_methods_and_the_operations_they_wrap_link_both_ways() {
     // A method that sends nothing wraps nothing; an operation no SDK requests is wrapped by
     // nothing: no link is guessed from names.
     let r = e
+        .usage()
         .related(
             &sdk,
             "acme_payments.SubscriptionService.cancel",
@@ -240,11 +244,13 @@ fn sdk_methods_and_the_operations_they_wrap_link_both_ways() {
         .unwrap();
     assert!(r.related.is_empty(), "{:?}", r.related);
     let r = e
+        .usage()
         .related(&api, "cancelSubscription", Some("wrapped_by"))
         .unwrap();
     assert!(r.related.is_empty(), "{:?}", r.related);
     // `GET /v1/customers` is listCustomers under the server's /v1, never retrieveCustomer.
     let r = e
+        .usage()
         .related(&sdk, "acme_payments.CustomerService.list", Some("wraps"))
         .unwrap();
     let ops: Vec<&str> = r
@@ -267,6 +273,7 @@ fn a_request_without_an_indexed_spec_is_still_a_fact() {
         .choose(Some("acme-payments"), Some("1.0.0"), None)
         .unwrap();
     let r = e
+        .usage()
         .related(
             &chosen,
             "acme_payments.InvoiceService.pay",
@@ -287,6 +294,7 @@ fn a_request_without_an_indexed_spec_is_still_a_fact() {
         )
     );
     let r = e
+        .usage()
         .related(&chosen, "acme_payments.InvoiceService.pay", Some("wraps"))
         .unwrap();
     assert!(r.related.is_empty());

@@ -10,31 +10,31 @@ use std::process::{Command, Stdio};
 use refgraph::answer::{Chosen, Engine};
 use refgraph::extract::Language;
 use refgraph::ingest::{Limits, ingest_files, read_release};
-use refgraph::model::PackageId;
+use refgraph::model::{Ecosystem, PackageId};
 use refgraph::store::Store;
 use serde_json::{Value, json};
 
 use crate::support::{cache_dir, repo};
 
 struct Sdk {
-    ecosystem: &'static str,
+    ecosystem: Ecosystem,
     name: &'static str,
     version: &'static str,
 }
 
 const SDKS: &[Sdk] = &[
     Sdk {
-        ecosystem: "pypi",
+        ecosystem: Ecosystem::Pypi,
         name: "stripe",
         version: "11.4.1",
     },
     Sdk {
-        ecosystem: "pypi",
+        ecosystem: Ecosystem::Pypi,
         name: "openai",
         version: "1.57.0",
     },
     Sdk {
-        ecosystem: "npm",
+        ecosystem: Ecosystem::Npm,
         name: "openai",
         version: "4.77.0",
     },
@@ -62,7 +62,7 @@ fn case(
     id: &str,
     p: &refgraph::answer::usage::UsagePath,
 ) -> Value {
-    let javascript = chosen.release.ecosystem == "npm";
+    let javascript = chosen.release.ecosystem == Ecosystem::Npm;
     let import = &p.steps[0];
     assert_eq!(import.action, "import", "{p:?}");
     let (module, _) = split_name(&import.symbol, javascript);
@@ -84,6 +84,7 @@ fn case(
         vec![]
     } else {
         engine
+            .lookup()
             .api_detail(chosen, &callee)
             .unwrap()
             .params
@@ -112,6 +113,7 @@ fn case(
         let class = first.gives.clone().expect("a factory step names its class");
         let (m, n) = split_name(&class, javascript);
         let args: Vec<Value> = engine
+            .lookup()
             .api_detail(chosen, &class)
             .unwrap()
             .params
@@ -129,13 +131,13 @@ fn case(
 fn ingest_sdk(sdk: &Sdk, cache: &Path) -> (Engine, Chosen) {
     let store = Store::in_memory();
     let id = PackageId::new(sdk.ecosystem, sdk.name);
-    let fetched = if sdk.ecosystem == "npm" {
+    let fetched = if sdk.ecosystem == Ecosystem::Npm {
         refgraph::fetch::fetch_npm(&id, sdk.version, &cache.join("npm"), &|_, _| {})
     } else {
         refgraph::fetch::fetch_pypi(&id, sdk.version, &cache.join("pypi"), &|_, _| {})
     }
     .unwrap_or_else(|e| panic!("fetching {} {}: {e}", sdk.name, sdk.version));
-    let language = Language::for_package(&id).unwrap();
+    let language = Language::for_package(&id);
     let (files, diags) = read_release(&fetched.path, language, &Limits::default()).unwrap();
     ingest_files(&store, &id, sdk.version, &files, diags, &fetched.url, None).unwrap();
     let engine = Engine::new(store);
@@ -149,7 +151,7 @@ fn ingest_sdk(sdk: &Sdk, cache: &Path) -> (Engine, Chosen) {
 /// dependencies, for imports) or `npm install`; returns the directory the release's own
 /// source paths are relative to.
 fn install_sdk(sdk: &Sdk, cache: &Path) -> PathBuf {
-    if sdk.ecosystem == "npm" {
+    if sdk.ecosystem == Ecosystem::Npm {
         let dir = format!("usage-{}-{}", sdk.name, sdk.version);
         let spec = format!("{}@{}", sdk.name, sdk.version);
         crate::support::npm_install(cache, &dir, sdk.name, &spec)
@@ -169,7 +171,7 @@ fn usage_paths_run_on_the_installed_releases() {
     let mut valid = 0usize;
     let mut failures = String::new();
     for sdk in SDKS {
-        let javascript = sdk.ecosystem == "npm";
+        let javascript = sdk.ecosystem == Ecosystem::Npm;
         let (engine, chosen) = ingest_sdk(sdk, &cache);
 
         // Targets: public methods of the classes some class holds as an attribute.
@@ -202,7 +204,7 @@ fn usage_paths_run_on_the_installed_releases() {
         let mut cases = Vec::new();
         let mut snippets = std::collections::HashMap::new();
         for (i, m) in targets.iter().enumerate() {
-            let u = engine.usage_paths(&chosen, m, 1).unwrap();
+            let u = engine.usage().usage_paths(&chosen, m, 1).unwrap();
             let Some(p) = u.paths.first() else {
                 failures.push_str(&format!(
                     "  {} {}: {m}: no path ({})\n",
@@ -334,7 +336,7 @@ fn requested_endpoints_agree_with_the_oracle_parsers() {
         .into_iter()
         .map(|r| (r[0].clone(), r[1].parse().unwrap()))
         .collect();
-        let output = if sdk.ecosystem == "npm" {
+        let output = if sdk.ecosystem == Ecosystem::Npm {
             let tools = crate::npm_oracle::node_tools(&cache);
             Command::new("node")
                 .arg(repo().join("tests/oracle/js_requests.mjs"))

@@ -81,7 +81,7 @@ fn judge(
     total: &mut usize,
 ) -> Result<(), String> {
     let store = Store::in_memory();
-    let id = PackageId::new("npm", package);
+    let id = PackageId::new(refgraph::model::Ecosystem::Npm, package);
     let mut walks = Vec::new();
     for version in [from, to] {
         let fetched = refgraph::fetch::fetch_npm(&id, version, &cache.join("npm"), &|_, _| {})

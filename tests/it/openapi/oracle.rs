@@ -86,11 +86,13 @@ fn compare(e: &Engine, chosen: &refgraph::answer::Chosen, op: &Value) -> Result<
     let endpoint = format!("{method} {path}");
     let name = op["operationId"].as_str().unwrap_or(&endpoint);
     let d = e
+        .lookup()
         .api_detail(chosen, name)
         .map_err(|err| format!("{name}: {err}"))?;
     // The endpoint names the same operation (an operationId used twice is the one exception:
     // the second operation is then named by its endpoint).
     let by_endpoint = e
+        .lookup()
         .api_detail(chosen, &endpoint)
         .map_err(|err| format!("{endpoint}: {err}"))?;
     let http = d.http.as_ref().ok_or(format!("{name}: no HTTP facts"))?;
@@ -221,6 +223,7 @@ fn operations_agree_with_a_plain_walk_of_real_npm_specs() {
         let mut cursor: Option<String> = None;
         loop {
             let page = e
+                .lookup()
                 .list(&chosen, Some("operation"), None, 1000, cursor.as_deref())
                 .unwrap();
             listed_names.extend(page.items.iter().map(|i| i.qualified_name.clone()));
@@ -261,11 +264,13 @@ fn operations_agree_with_a_plain_walk_of_real_npm_specs() {
 
     // What changed between the two Directus releases, by endpoint.
     let c = e
+        .lookup()
         .check_version(Some("directus-api"), "GET /webhooks", Some("15.2.0"))
         .unwrap();
     assert_eq!(c.available_in_requested, Some(false));
     assert_eq!(c.removed_in.as_deref(), Some("15.2.0"));
     let c = e
+        .lookup()
         .check_version(Some("directus-api"), "POST /comments", Some("9.22.4"))
         .unwrap();
     assert_eq!(c.available_in_requested, Some(false));
