@@ -1,5 +1,8 @@
-//! Answers about indexed releases: release selection, symbol lookup, candidates, version
-//! history, listings and read-only SPARQL. Shared by the MCP tools and the CLI.
+//! Answers about indexed releases. [`Engine`] holds what they share (the store, caches,
+//! release choice, name resolution and candidates, the text index, read-only SPARQL); the
+//! answers are on its services: [`Engine::lookup`] (signatures, version history, listings),
+//! [`Engine::usage`], [`Engine::docs`] and `Engine::diff` (in `crate::diff`), each with its own
+//! error type. Shared by the MCP tools, the HTTP server and the CLI.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -20,12 +23,14 @@ use crate::version::version_key;
 mod docs;
 mod lookup;
 pub mod usage;
-pub use docs::{DocHit, DocPage, DocQuery, DocSearch, DocsService};
-pub use lookup::LookupService;
-pub use usage::UsageService;
+pub use docs::{DocHit, DocPage, DocQuery, DocSearch, DocsError, DocsService};
+pub use lookup::{LookupError, LookupService};
+pub use usage::{UsageError, UsageService};
 
+/// Why no release could be chosen for an answer: the package or version asked for is not
+/// indexed, or the package is not named well enough. Every answer about a release can fail so.
 #[derive(Debug, thiserror::Error)]
-pub enum AnswerError {
+pub enum ReleaseError {
     #[error(
         "no package is indexed yet; add one with `refgraph add pkg:pypi/NAME@VERSION` or `refgraph add pkg:npm/NAME@VERSION`"
     )]
@@ -42,6 +47,144 @@ pub enum AnswerError {
         asked: String,
         indexed: Vec<String>,
     },
+    /// The package argument is not a package name or Package URL.
+    #[error("invalid argument: {0}")]
+    BadPackage(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Why a read-only SPARQL query ([`Engine::sparql`]) gave no result.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    #[error("invalid SPARQL query: {0}")]
+    BadQuery(String),
+    #[error("SPARQL updates are refused: this endpoint is read-only")]
+    UpdateRefused,
+    #[error("the query was stopped after {0:?}; narrow it or add a LIMIT")]
+    Timeout(Duration),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<oxigraph::sparql::QueryEvaluationError> for QueryError {
+    fn from(e: oxigraph::sparql::QueryEvaluationError) -> Self {
+        QueryError::Store(StoreError::Query(e))
+    }
+}
+
+/// What a caller does with an error: how the MCP server, the HTTP server and the command line
+/// report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The package, release or name asked for is not indexed: the caller gets what is (the
+    /// indexed versions, close names marked as candidates). Exit code 3, HTTP 404.
+    NotFound,
+    /// The request itself is wrong or underspecified (a malformed package, cursor or relation;
+    /// a package name that several ecosystems share). HTTP 400.
+    BadInput,
+    /// A SPARQL query was refused (an update, a syntax error) or cut by the timeout.
+    QueryRefused,
+    /// This process cannot answer that kind of question (no text index is open): a tool error
+    /// that says where to ask, not a failure of the server.
+    Unavailable,
+    /// Storage or the text index failed: not the caller's doing.
+    Internal,
+}
+
+/// What every answer error tells its reporter, whichever service raised it. An error that
+/// wraps another (a lookup that could not choose its release) names it in `wraps`, and the
+/// lists come from there.
+pub trait Failure: std::error::Error + Send + Sync + 'static {
+    fn kind(&self) -> ErrorKind {
+        self.wraps().map_or(ErrorKind::Internal, Failure::kind)
+    }
+    /// The error of another service this one wraps.
+    fn wraps(&self) -> Option<&dyn Failure> {
+        None
+    }
+    /// Close names for an unknown one: candidates, never answers.
+    fn candidates(&self) -> &[Candidate] {
+        self.wraps().map_or(&[], Failure::candidates)
+    }
+    /// What is indexed instead of what was asked for (versions or packages).
+    fn indexed(&self) -> &[String] {
+        self.wraps().map_or(&[], Failure::indexed)
+    }
+    /// The version asked for when it is not indexed.
+    fn version_not_indexed(&self) -> Option<&str> {
+        self.wraps().and_then(Failure::version_not_indexed)
+    }
+}
+
+impl Failure for ReleaseError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            ReleaseError::NothingIndexed
+            | ReleaseError::UnknownPackage { .. }
+            | ReleaseError::VersionNotIndexed { .. } => ErrorKind::NotFound,
+            // The request must say which package: one of those listed.
+            ReleaseError::AmbiguousPackage { .. }
+            | ReleaseError::PackageNeeded { .. }
+            | ReleaseError::BadPackage(_) => ErrorKind::BadInput,
+            ReleaseError::Store(_) => ErrorKind::Internal,
+        }
+    }
+    fn indexed(&self) -> &[String] {
+        match self {
+            ReleaseError::VersionNotIndexed { indexed, .. }
+            | ReleaseError::UnknownPackage { indexed, .. }
+            | ReleaseError::PackageNeeded { indexed } => indexed,
+            ReleaseError::AmbiguousPackage { matches, .. } => matches,
+            _ => &[],
+        }
+    }
+    fn version_not_indexed(&self) -> Option<&str> {
+        match self {
+            ReleaseError::VersionNotIndexed { asked, .. } => Some(asked),
+            _ => None,
+        }
+    }
+}
+
+impl Failure for QueryError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            QueryError::BadQuery(_) | QueryError::UpdateRefused | QueryError::Timeout(_) => {
+                ErrorKind::QueryRefused
+            }
+            QueryError::Store(_) => ErrorKind::Internal,
+        }
+    }
+}
+
+impl Failure for StoreError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Internal
+    }
+}
+
+/// Any answer error, for the layers that report them: the MCP tools, the HTTP server and the
+/// command line map one type, through [`Failure`]. The services return their own
+/// ([`ReleaseError`], [`LookupError`], [`UsageError`], [`DocsError`], [`DiffError`],
+/// [`QueryError`]), which `?` turns into this; the project pins of the MCP server add theirs.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerError {
+    #[error(transparent)]
+    Release(#[from] ReleaseError),
+    #[error(transparent)]
+    Lookup(#[from] LookupError),
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+    #[error(transparent)]
+    Docs(#[from] DocsError),
+    /// An error of a service above this layer (the migration report's `DiffError`).
+    #[error("{0}")]
+    Other(Box<dyn Failure>),
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
     #[error("{0}")]
     PinnedNotIndexed(Box<PinnedMissing>),
     #[error("the project roots use different versions of {package}: {}; pass `root` or `version` to choose", .pins.join("; "))]
@@ -52,32 +195,51 @@ pub enum AnswerError {
         how: String,
         problem: String,
     },
-    #[error("not found: '{name}' in {release}{}", candidates_text(.candidates))]
-    NotFound {
-        name: String,
-        release: String,
-        candidates: Vec<Candidate>,
-    },
-    #[error("invalid SPARQL query: {0}")]
-    BadQuery(String),
-    #[error("SPARQL updates are refused: this endpoint is read-only")]
-    UpdateRefused,
-    #[error("the query was stopped after {0:?}; narrow it or add a LIMIT")]
-    Timeout(Duration),
     #[error("invalid argument: {0}")]
     BadArgument(String),
-    #[error(
-        "the text index is not open here; concept search needs `refgraph serve` or `refgraph search`"
-    )]
-    NoTextIndex,
-    #[error("no page or chunk with id '{0}' (ids come from search_docs results)")]
-    PageNotFound(String),
     #[error("internal error: {0}")]
     Internal(String),
-    #[error(transparent)]
-    Index(#[from] crate::index::IndexError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
+}
+
+impl Failure for AnswerError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            AnswerError::PinnedNotIndexed(_) => ErrorKind::NotFound,
+            AnswerError::PinConflict { .. }
+            | AnswerError::PinUnresolved { .. }
+            | AnswerError::BadArgument(_) => ErrorKind::BadInput,
+            AnswerError::Internal(_) => ErrorKind::Internal,
+            AnswerError::Release(_)
+            | AnswerError::Lookup(_)
+            | AnswerError::Usage(_)
+            | AnswerError::Docs(_)
+            | AnswerError::Other(_)
+            | AnswerError::Query(_)
+            | AnswerError::Store(_) => self.wraps().map_or(ErrorKind::Internal, Failure::kind),
+        }
+    }
+    fn wraps(&self) -> Option<&dyn Failure> {
+        Some(match self {
+            AnswerError::Release(e) => e,
+            AnswerError::Lookup(e) => e,
+            AnswerError::Usage(e) => e,
+            AnswerError::Docs(e) => e,
+            AnswerError::Other(e) => e.as_ref(),
+            AnswerError::Query(e) => e,
+            AnswerError::Store(e) => e,
+            AnswerError::PinnedNotIndexed(_)
+            | AnswerError::PinConflict { .. }
+            | AnswerError::PinUnresolved { .. }
+            | AnswerError::BadArgument(_)
+            | AnswerError::Internal(_) => return None,
+        })
+    }
+    fn indexed(&self) -> &[String] {
+        match self {
+            AnswerError::PinnedNotIndexed(m) => &m.indexed,
+            _ => self.wraps().map_or(&[], Failure::indexed),
+        }
+    }
 }
 
 /// A release a project pins that is not indexed (and could not be fetched).
@@ -132,12 +294,6 @@ fn candidates_text(c: &[Candidate]) -> String {
         "; close names (candidates, not answers): {}",
         names.join(", ")
     )
-}
-
-impl From<oxigraph::sparql::QueryEvaluationError> for AnswerError {
-    fn from(e: oxigraph::sparql::QueryEvaluationError) -> Self {
-        AnswerError::Store(StoreError::Query(e))
-    }
 }
 
 /// A release chosen for an answer, and how it was chosen.
@@ -771,7 +927,7 @@ impl Engine {
 
     /// Loads the name table of the newest release of each package, so the first unknown name
     /// is answered as fast as the next one (a server calls this in the background at start).
-    pub fn warm(&self) -> Result<(), AnswerError> {
+    pub fn warm(&self) -> Result<(), StoreError> {
         // The newest release of each package, which calls without a version ask about; the
         // others load on first use (a few MB each: a store of 100 releases would hold them all).
         let releases = self.releases()?;
@@ -798,7 +954,7 @@ impl Engine {
         });
     }
 
-    pub fn releases(&self) -> Result<Vec<ReleaseInfo>, AnswerError> {
+    pub fn releases(&self) -> Result<Vec<ReleaseInfo>, StoreError> {
         let generation = self.store.generation();
         if let Some((g, r)) = self.releases.lock().expect("cache lock").as_ref()
             && *g == generation
@@ -810,8 +966,20 @@ impl Engine {
         Ok(fresh)
     }
 
-    fn load_releases(&self) -> Result<Vec<ReleaseInfo>, AnswerError> {
+    fn load_releases(&self) -> Result<Vec<ReleaseInfo>, StoreError> {
         let rows = self.store.select(&queries::releases, &[])?;
+        // A package type this refgraph does not know was written by another version: say so
+        // rather than answer as if those releases were not there.
+        if let Some((release, ecosystem)) = rows.iter().find_map(|r| {
+            let e = get_str(r, "ecosystem")?;
+            e.parse::<Ecosystem>()
+                .is_err()
+                .then(|| (get_str(r, "release").unwrap_or_default(), e))
+        }) {
+            return Err(StoreError::Unreadable(format!(
+                "release {release} is of package type '{ecosystem}'"
+            )));
+        }
         let mut out: Vec<ReleaseInfo> = rows
             .iter()
             .filter_map(|r| {
@@ -842,7 +1010,7 @@ impl Engine {
 
     /// The indexed versions of the package `purl` (`pkg:pypi/click`), oldest first; none when
     /// it is not indexed.
-    pub fn indexed_versions(&self, purl: &str) -> Result<Vec<String>, AnswerError> {
+    pub fn indexed_versions(&self, purl: &str) -> Result<Vec<String>, StoreError> {
         Ok(self
             .releases()?
             .into_iter()
@@ -852,16 +1020,17 @@ impl Engine {
     }
 
     /// The releases of one package, oldest first. `package` is a Package URL (with or without
-    /// version) or a bare name that matches exactly one indexed package.
+    /// version) or a bare name (with or without `@VERSION`) that matches exactly one indexed
+    /// package.
     pub fn package_releases(
         &self,
         package: &str,
-    ) -> Result<(String, Vec<ReleaseInfo>, Option<String>), AnswerError> {
+    ) -> Result<(String, Vec<ReleaseInfo>, Option<String>), ReleaseError> {
         let all = self.releases()?;
         if all.is_empty() {
-            return Err(AnswerError::NothingIndexed);
+            return Err(ReleaseError::NothingIndexed);
         }
-        let asked = PackageRef::parse(package.trim()).map_err(AnswerError::BadArgument)?;
+        let asked = PackageRef::parse(package.trim()).map_err(ReleaseError::BadPackage)?;
         let version = asked.version.clone();
         let mut purls: Vec<String> = all.iter().map(|r| r.package.clone()).collect();
         purls.dedup();
@@ -885,7 +1054,7 @@ impl Engine {
             }
         };
         match matches.len() {
-            0 => Err(AnswerError::UnknownPackage {
+            0 => Err(ReleaseError::UnknownPackage {
                 asked: package.to_string(),
                 indexed: purls,
             }),
@@ -894,7 +1063,7 @@ impl Engine {
                 let rels = all.into_iter().filter(|r| r.package == purl).collect();
                 Ok((purl, rels, version))
             }
-            _ => Err(AnswerError::AmbiguousPackage {
+            _ => Err(ReleaseError::AmbiguousPackage {
                 asked: package.to_string(),
                 matches,
             }),
@@ -907,7 +1076,7 @@ impl Engine {
         package: Option<&str>,
         version: Option<&str>,
         name_hint: Option<&str>,
-    ) -> Result<Chosen, AnswerError> {
+    ) -> Result<Chosen, ReleaseError> {
         let package = match package {
             Some(p) if !p.trim().is_empty() => p.to_string(),
             _ => self.infer_package(name_hint)?,
@@ -925,7 +1094,7 @@ impl Engine {
                     release: r.clone(),
                     how: None,
                 })
-                .ok_or_else(|| AnswerError::VersionNotIndexed {
+                .ok_or_else(|| ReleaseError::VersionNotIndexed {
                     package: purl.clone(),
                     asked: v,
                     indexed: rels.iter().map(|r| r.version.clone()).collect(),
@@ -938,7 +1107,7 @@ impl Engine {
     }
 
     /// Without a package: the only one indexed, or the one whose import root starts the name.
-    fn infer_package(&self, name: Option<&str>) -> Result<String, AnswerError> {
+    fn infer_package(&self, name: Option<&str>) -> Result<String, ReleaseError> {
         let all = self.releases()?;
         let mut purls: Vec<String> = all.iter().map(|r| r.package.clone()).collect();
         purls.dedup();
@@ -946,7 +1115,7 @@ impl Engine {
             return Ok(purls.remove(0));
         }
         if purls.is_empty() {
-            return Err(AnswerError::NothingIndexed);
+            return Err(ReleaseError::NothingIndexed);
         }
         // `spec:Export.member` names its module; a Python name starts with its import root.
         let root = name.map(|n| match n.split_once(':') {
@@ -965,12 +1134,12 @@ impl Engine {
                 return Ok(hits.remove(0));
             }
         }
-        Err(AnswerError::PackageNeeded { indexed: purls })
+        Err(ReleaseError::PackageNeeded { indexed: purls })
     }
 
     /// Symbols named `name` in a release: (symbol IRI, canonical, via). Besides stored names,
     /// `Alias.member` resolves when `Alias` names a class whose own path has `member`.
-    pub(crate) fn resolve_name(&self, release: &str, name: &str) -> Result<Lookup, AnswerError> {
+    pub(crate) fn resolve_name(&self, release: &str, name: &str) -> Result<Lookup, StoreError> {
         let (hits, _) = self.lookup_depth(release, name, 0)?;
         if hits.is_empty()
             && let Some(key) = crate::model::endpoint_key(name)
@@ -981,7 +1150,7 @@ impl Engine {
     }
 
     /// Operations whose endpoint key (`GET /pets/{}`) is `key`, as aliases.
-    fn lookup_endpoint(&self, release: &str, key: &str) -> Result<Lookup, AnswerError> {
+    fn lookup_endpoint(&self, release: &str, key: &str) -> Result<Lookup, StoreError> {
         let rows = self.store.select(
             &queries::symbol_by_endpoint,
             &[("release", iri(release)), ("key", lit(key))],
@@ -999,7 +1168,7 @@ impl Engine {
         release: &str,
         name: &str,
         depth: usize,
-    ) -> Result<(Lookup, bool), AnswerError> {
+    ) -> Result<(Lookup, bool), StoreError> {
         let generation = self.store.generation();
         let key = (release.to_string(), name.to_string());
         {
@@ -1028,7 +1197,7 @@ impl Engine {
         release: &str,
         name: &str,
         depth: usize,
-    ) -> Result<(Lookup, bool), AnswerError> {
+    ) -> Result<(Lookup, bool), StoreError> {
         let hits = self.lookup_stored(release, name)?;
         if !hits.is_empty() {
             return Ok((hits, false));
@@ -1100,7 +1269,7 @@ impl Engine {
     /// (this runs for every prefix a lookup walks, where parsing a query each time cost more
     /// than the scan): (symbol IRI, canonical name, "canonical" or "alias"), canonical
     /// first, then by name.
-    fn lookup_stored(&self, release: &str, name: &str) -> Result<Lookup, AnswerError> {
+    fn lookup_stored(&self, release: &str, name: &str) -> Result<Lookup, StoreError> {
         use crate::vocab::rg;
         let qname = rg::QUALIFIED_NAME.as_str();
         let mut out = Vec::new();
@@ -1125,7 +1294,7 @@ impl Engine {
         Ok(out)
     }
 
-    fn names_of(&self, release: &str) -> Result<Arc<NameTable>, AnswerError> {
+    fn names_of(&self, release: &str) -> Result<Arc<NameTable>, StoreError> {
         let generation = self.store.generation();
         {
             let mut cache = self.names.lock().expect("cache lock");
@@ -1156,7 +1325,7 @@ impl Engine {
     }
 
     /// Close names to `name` in `release`, ranked (see `NameTable::candidates`).
-    pub fn candidates(&self, release: &str, name: &str) -> Result<Vec<Candidate>, AnswerError> {
+    pub fn candidates(&self, release: &str, name: &str) -> Result<Vec<Candidate>, StoreError> {
         Ok(self.names_of(release)?.candidates(name))
     }
 
@@ -1165,7 +1334,7 @@ impl Engine {
         &self,
         release: &str,
         symbol: &str,
-    ) -> Result<BTreeMap<String, Vec<String>>, AnswerError> {
+    ) -> Result<BTreeMap<String, Vec<String>>, StoreError> {
         let mut facts: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for (p, o) in self.store.describe(release, symbol)? {
             facts.entry(p).or_default().push(term_value(&o));
@@ -1175,7 +1344,7 @@ impl Engine {
 
     /// Runs a read-only SPARQL query (default graph = union of all releases) and returns
     /// SPARQL 1.1 Query Results JSON; CONSTRUCT/DESCRIBE give subject/predicate/object rows.
-    pub fn sparql(&self, text: &str) -> Result<serde_json::Value, AnswerError> {
+    pub fn sparql(&self, text: &str) -> Result<serde_json::Value, QueryError> {
         let token = CancellationToken::new();
         let prepared = match SparqlEvaluator::new()
             .with_cancellation_token(token.clone())
@@ -1184,9 +1353,9 @@ impl Engine {
             Ok(q) => q,
             Err(e) => {
                 if SparqlEvaluator::new().parse_update(text).is_ok() {
-                    return Err(AnswerError::UpdateRefused);
+                    return Err(QueryError::UpdateRefused);
                 }
-                return Err(AnswerError::BadQuery(e.to_string()));
+                return Err(QueryError::BadQuery(e.to_string()));
             }
         };
         let limits = self.limits;
@@ -1238,12 +1407,12 @@ fn take_rows<T>(
     items: impl Iterator<Item = Result<T, oxigraph::sparql::QueryEvaluationError>>,
     limits: QueryLimits,
     mut row: impl FnMut(T) -> serde_json::Value,
-) -> Result<(Vec<serde_json::Value>, bool), AnswerError> {
+) -> Result<(Vec<serde_json::Value>, bool), QueryError> {
     let mut rows = Vec::new();
     for item in items {
         let item = item.map_err(|e| match e {
             oxigraph::sparql::QueryEvaluationError::Cancelled => {
-                AnswerError::Timeout(limits.timeout)
+                QueryError::Timeout(limits.timeout)
             }
             e => e.into(),
         })?;
@@ -1275,7 +1444,53 @@ fn term_json(t: &Term) -> serde_json::Value {
 
 #[cfg(test)]
 mod tests {
-    use super::NameTable;
+    use super::{
+        AnswerError, Candidate, DocsError, ErrorKind, Failure, LookupError, NameTable, QueryError,
+        ReleaseError, UsageError,
+    };
+
+    #[test]
+    fn every_service_error_reports_its_kind_and_lists_through_the_umbrella() {
+        let not_indexed = ReleaseError::VersionNotIndexed {
+            package: "pkg:pypi/click".into(),
+            asked: "9.0".into(),
+            indexed: vec!["8.1.7".into()],
+        };
+        // Nested in a lookup, then in the umbrella: the same facts reach the reporter.
+        let e: AnswerError = LookupError::from(not_indexed).into();
+        assert_eq!(e.kind(), ErrorKind::NotFound);
+        assert_eq!(e.version_not_indexed(), Some("9.0"));
+        assert_eq!(e.indexed(), ["8.1.7".to_string()]);
+        assert!(
+            e.to_string()
+                .starts_with("version 9.0 of pkg:pypi/click is not indexed")
+        );
+        let candidate = Candidate {
+            qualified_name: "click.echo".into(),
+            kind: "function".into(),
+            score: 0.9,
+        };
+        let e: AnswerError = UsageError::Lookup(LookupError::NotFound {
+            name: "click.ecko".into(),
+            release: "pkg:pypi/click@8.1.7".into(),
+            candidates: vec![candidate.clone()],
+        })
+        .into();
+        assert_eq!(e.kind(), ErrorKind::NotFound);
+        assert_eq!(e.candidates(), [candidate]);
+        assert_eq!(e.version_not_indexed(), None);
+        let e: AnswerError = DocsError::NoTextIndex.into();
+        assert_eq!(e.kind(), ErrorKind::Unavailable);
+        let e: AnswerError = DocsError::Store(crate::store::StoreError::ReadOnly).into();
+        assert_eq!(e.kind(), ErrorKind::Internal);
+        let e: AnswerError = QueryError::UpdateRefused.into();
+        assert_eq!(e.kind(), ErrorKind::QueryRefused);
+        let e: AnswerError = ReleaseError::PackageNeeded {
+            indexed: vec!["pkg:pypi/a".into(), "pkg:npm/a".into()],
+        }
+        .into();
+        assert_eq!((e.kind(), e.indexed().len()), (ErrorKind::BadInput, 2));
+    }
 
     #[test]
     fn name_tables_keep_offsets_into_one_text() {

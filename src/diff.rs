@@ -13,10 +13,11 @@ use oxigraph::model::{NamedNode, Quad, Term};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::answer::{AnswerError, Engine};
+use crate::answer::{AnswerError, Engine, ErrorKind, Failure, ReleaseError};
 use crate::lower::kind_name;
 use crate::model::Ecosystem;
 use crate::store::Store;
+use crate::store::StoreError;
 use crate::store::{get_str, iri};
 pub use rules::{CoarseKind, Severity};
 use rules::{Rule, Side};
@@ -383,12 +384,12 @@ fn run_rules(
     rules: impl Iterator<Item = &'static Rule>,
     baseline: &str,
     current: &str,
-) -> Result<Vec<Finding<'static>>, AnswerError> {
+) -> Result<Vec<Finding<'static>>, DiffError> {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
     let rules: Vec<&'static Rule> = rules.collect();
     let next = AtomicUsize::new(0);
-    type Found = Result<Vec<Finding<'static>>, AnswerError>;
+    type Found = Result<Vec<Finding<'static>>, DiffError>;
     let results: Vec<Mutex<Option<Found>>> = rules.iter().map(|_| Mutex::new(None)).collect();
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -420,7 +421,7 @@ fn run_rule(
     rule: &'static Rule,
     baseline: &str,
     current: &str,
-) -> Result<Vec<Finding<'static>>, AnswerError> {
+) -> Result<Vec<Finding<'static>>, DiffError> {
     let mut out = Vec::new();
     let bindings = [("baseline", iri(baseline)), ("current", iri(current))];
     let started = std::time::Instant::now();
@@ -457,6 +458,40 @@ fn run_rule(
     Ok(out)
 }
 
+/// Why a migration report could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    /// One of the two releases.
+    #[error(transparent)]
+    Release(#[from] ReleaseError),
+    #[error("invalid argument: {0}")]
+    BadArgument(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Failure for DiffError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            DiffError::Release(e) => e.kind(),
+            DiffError::BadArgument(_) => ErrorKind::BadInput,
+            DiffError::Store(_) => ErrorKind::Internal,
+        }
+    }
+    fn wraps(&self) -> Option<&dyn Failure> {
+        match self {
+            DiffError::Release(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<DiffError> for AnswerError {
+    fn from(e: DiffError) -> Self {
+        AnswerError::Other(Box::new(e))
+    }
+}
+
 /// Migration reports between two releases of a package: [`Engine::diff`].
 pub struct DiffService<'e> {
     e: &'e Engine,
@@ -479,7 +514,7 @@ impl DiffService<'_> {
         baseline: &str,
         current: &str,
         signature_rules: bool,
-    ) -> Result<Vec<Finding<'static>>, AnswerError> {
+    ) -> Result<Vec<Finding<'static>>, DiffError> {
         let rules = rules::all()
             .iter()
             .filter(|r| r.applies_to(ecosystem) && (signature_rules || !r.is_signature_rule()));
@@ -491,7 +526,7 @@ impl DiffService<'_> {
         &self,
         baseline: &str,
         current: &str,
-    ) -> Result<Vec<(String, String)>, AnswerError> {
+    ) -> Result<Vec<(String, String)>, DiffError> {
         let rows = self.e.store().select(
             &crate::queries::signature_changed,
             &[("baseline", iri(baseline)), ("current", iri(current))],
@@ -516,7 +551,7 @@ impl DiffService<'_> {
         baseline: &str,
         current: &str,
         pairs: &BTreeSet<(String, String)>,
-    ) -> Result<Vec<Finding<'static>>, AnswerError> {
+    ) -> Result<Vec<Finding<'static>>, DiffError> {
         if pairs.is_empty() {
             return Ok(Vec::new());
         }
@@ -549,7 +584,7 @@ impl DiffService<'_> {
                         g.clone(),
                     ));
                 }
-                Ok::<_, AnswerError>(name)
+                Ok::<_, DiffError>(name)
             };
         let name_of = NamedNode::new_unchecked(qname);
         let current_graph = NamedNode::new_unchecked(current);
@@ -587,7 +622,7 @@ impl DiffService<'_> {
         from: &str,
         to: &str,
         options: &DiffOptions,
-    ) -> Result<DiffReport, AnswerError> {
+    ) -> Result<DiffReport, DiffError> {
         let old = self.e.choose(Some(package), Some(from), None)?;
         let new = self.e.choose(Some(package), Some(to), None)?;
         let (a, b) = (&old.release.release, &new.release.release);
@@ -738,7 +773,7 @@ impl DiffService<'_> {
         }
         let start: usize = match &options.cursor {
             Some(c) => c.parse().map_err(|_| {
-                AnswerError::BadArgument(format!("cursor '{c}' is not one this tool gave"))
+                DiffError::BadArgument(format!("cursor '{c}' is not one this tool gave"))
             })?,
             None => 0,
         };
@@ -772,7 +807,7 @@ impl DiffService<'_> {
         breaking_only: bool,
         limit: usize,
         cursor: Option<&str>,
-    ) -> Result<DiffReport, AnswerError> {
+    ) -> Result<DiffReport, DiffError> {
         self.diff_report(
             package,
             from,
@@ -813,6 +848,26 @@ fn summarize(changes: &[Change], ignored: usize) -> DiffSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_diff_error_keeps_its_kind_and_lists_in_the_umbrella() {
+        let e: AnswerError = DiffError::Release(ReleaseError::VersionNotIndexed {
+            package: "pkg:pypi/click".into(),
+            asked: "9.0".into(),
+            indexed: vec!["7.1.2".into(), "8.1.7".into()],
+        })
+        .into();
+        assert_eq!(e.kind(), ErrorKind::NotFound);
+        assert_eq!(e.version_not_indexed(), Some("9.0"));
+        assert_eq!(e.indexed().len(), 2);
+        assert!(
+            e.to_string().contains("indexed versions: 7.1.2, 8.1.7"),
+            "{e}"
+        );
+        let e: AnswerError =
+            DiffError::BadArgument("cursor 'x' is not one this tool gave".into()).into();
+        assert_eq!(e.kind(), ErrorKind::BadInput);
+    }
 
     #[test]
     fn glob_matches_runs_of_characters() {

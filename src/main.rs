@@ -9,7 +9,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use refgraph::answer::{AnswerError, Engine};
+use refgraph::answer::{AnswerError, Engine, ErrorKind, Failure};
 use refgraph::diff;
 use refgraph::extract::Language;
 use refgraph::ingest::{Limits, ingest_files_with, read_release};
@@ -519,14 +519,7 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("error: {}", error_text(&e));
-            let not_found = e.downcast_ref::<AnswerError>().is_some_and(|a| {
-                matches!(
-                    a,
-                    AnswerError::NotFound { .. }
-                        | AnswerError::VersionNotIndexed { .. }
-                        | AnswerError::UnknownPackage { .. }
-                )
-            });
+            let not_found = answer_failure(&e).is_some_and(|a| a.kind() == ErrorKind::NotFound);
             ExitCode::from(if not_found {
                 exit::NOT_FOUND
             } else {
@@ -534,6 +527,21 @@ fn main() -> ExitCode {
             })
         }
     }
+}
+
+/// The answer error an error of a command is, whichever service raised it.
+fn answer_failure(e: &anyhow::Error) -> Option<&dyn Failure> {
+    use refgraph::answer::{DocsError, LookupError, QueryError, ReleaseError, UsageError};
+    fn one<T: Failure>(e: &anyhow::Error) -> Option<&dyn Failure> {
+        e.downcast_ref::<T>().map(|f| f as &dyn Failure)
+    }
+    one::<AnswerError>(e)
+        .or_else(|| one::<ReleaseError>(e))
+        .or_else(|| one::<LookupError>(e))
+        .or_else(|| one::<UsageError>(e))
+        .or_else(|| one::<DocsError>(e))
+        .or_else(|| one::<QueryError>(e))
+        .or_else(|| one::<diff::DiffError>(e))
 }
 
 /// The error and its causes, `a: b: c`, leaving out a cause whose words the message already

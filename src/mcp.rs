@@ -15,8 +15,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::answer::{
-    AnswerError, ApiDetail, ApiList, Candidate, Chosen, DocPage, DocQuery, DocSearch, Engine,
-    VersionCheck,
+    AnswerError, ApiDetail, ApiList, Chosen, DocPage, DocQuery, DocSearch, Engine, ErrorKind,
+    Failure, QueryError, VersionCheck,
 };
 use crate::diff::DiffReport;
 use roots::{ProjectOptions, Roots};
@@ -369,50 +369,39 @@ fn ok_result(version_line: &str, text: String, value: serde_json::Value) -> Call
 
 /// Maps domain errors to MCP: bad input is a tool error the caller reads (with candidates or
 /// the indexed versions); storage failures are internal errors.
-fn error_result(version_line: Option<String>, e: AnswerError) -> Result<CallToolResult, ErrorData> {
-    let head = match (&version_line, &e) {
-        (_, AnswerError::VersionNotIndexed { asked, .. }) => {
-            format!("[Version: {asked} (not indexed)]\n")
-        }
-        (_, AnswerError::PinnedNotIndexed(m)) => {
+fn error_result(
+    version_line: Option<String>,
+    e: impl Into<AnswerError>,
+) -> Result<CallToolResult, ErrorData> {
+    let e: AnswerError = e.into();
+    let head = match (&version_line, e.version_not_indexed(), &e) {
+        (_, Some(asked), _) => format!("[Version: {asked} (not indexed)]\n"),
+        (_, _, AnswerError::PinnedNotIndexed(m)) => {
             format!("[Version: {} ({}; not indexed)]\n", m.version, m.how)
         }
-        (Some(v), _) => format!("[Version: {v}]\n"),
-        (None, _) => "[Version: none]\n".to_string(),
+        (Some(v), _, _) => format!("[Version: {v}]\n"),
+        (None, _, _) => "[Version: none]\n".to_string(),
     };
-    match e {
-        AnswerError::Store(inner) => Err(ErrorData::internal_error(inner.to_string(), None)),
-        AnswerError::Index(inner) => Err(ErrorData::internal_error(inner.to_string(), None)),
-        AnswerError::Internal(inner) => Err(ErrorData::internal_error(inner, None)),
-        AnswerError::Timeout(_) | AnswerError::BadQuery(_) | AnswerError::UpdateRefused => {
+    match e.kind() {
+        ErrorKind::Internal => Err(ErrorData::internal_error(e.to_string(), None)),
+        ErrorKind::QueryRefused => {
             let mut r = CallToolResult::error(vec![ContentBlock::text(format!("{head}{e}"))]);
             r.structured_content = None;
             Ok(r)
         }
-        other => {
-            let candidates: Vec<Candidate> = match &other {
-                AnswerError::NotFound { candidates, .. } => candidates.clone(),
-                _ => vec![],
-            };
-            let indexed: Vec<String> = match &other {
-                AnswerError::VersionNotIndexed { indexed, .. } => indexed.clone(),
-                AnswerError::PinnedNotIndexed(m) => m.indexed.clone(),
-                AnswerError::UnknownPackage { indexed, .. }
-                | AnswerError::PackageNeeded { indexed } => indexed.clone(),
-                AnswerError::AmbiguousPackage { matches, .. } => matches.clone(),
-                _ => vec![],
-            };
-            let mut text = format!("{head}{other}");
+        ErrorKind::NotFound | ErrorKind::BadInput | ErrorKind::Unavailable => {
+            let candidates = e.candidates();
+            let mut text = format!("{head}{e}");
             if !candidates.is_empty() {
                 text.push_str("\ncandidates: ");
-                text.push_str(&serde_json::to_string(&candidates).unwrap_or_default());
+                text.push_str(&serde_json::to_string(candidates).unwrap_or_default());
             }
             // Error results carry the same facts as structured data for programs.
             let mut r = CallToolResult::error(vec![ContentBlock::text(text)]);
             r.structured_content = Some(serde_json::json!({
-                "error": other.to_string(),
+                "error": e.to_string(),
                 "candidates": candidates,
-                "indexed": indexed,
+                "indexed": e.indexed(),
             }));
             Ok(r)
         }
@@ -606,16 +595,17 @@ impl RefgraphServer {
             e.choose(package.as_deref(), version.as_deref(), name.as_deref())
         })
         .await?
+        .map_err(AnswerError::from)
     }
 
     /// The common shape of the tools about one symbol in one release: choose the release (as
     /// asked, pinned by the project, or newest), answer on a worker thread, and return the
     /// version line, the text and the structured content, or the error with its version line.
-    async fn answer_about<T: Serialize + Send + 'static>(
+    async fn answer_about<T: Serialize + Send + 'static, E: Into<AnswerError> + Send + 'static>(
         &self,
         ctx: &RequestContext<RoleServer>,
         target: Target,
-        answer: impl FnOnce(&Engine, &Chosen) -> Result<T, AnswerError> + Send + 'static,
+        answer: impl FnOnce(&Engine, &Chosen) -> Result<T, E> + Send + 'static,
         text: impl FnOnce(&T, &str) -> String,
     ) -> Result<CallToolResult, ErrorData> {
         let chosen = match self
@@ -634,7 +624,7 @@ impl RefgraphServer {
         let out = self
             .blocking(move |e| match answer(e, &chosen) {
                 Ok(v) => Ok((chosen, v)),
-                Err(err) => Err((chosen.version_line(), err)),
+                Err(err) => Err((chosen.version_line(), err.into())),
             })
             .await?;
         match out {
@@ -844,7 +834,7 @@ impl RefgraphServer {
                             a.limit.unwrap_or(100),
                             a.cursor.as_deref(),
                         )
-                        .map_err(|err| (Some(chosen.version_line()), err))?;
+                        .map_err(|err| (Some(chosen.version_line()), err.into()))?;
                     Ok((chosen, l))
                 },
             )
@@ -966,7 +956,7 @@ impl RefgraphServer {
         let work = self.blocking(move |e| e.sparql(&a.query));
         let out = match tokio::time::timeout(limits.answer_by(), work).await {
             Ok(out) => out?,
-            Err(_) => Err(AnswerError::Timeout(limits.timeout)),
+            Err(_) => Err(QueryError::Timeout(limits.timeout)),
         };
         match out {
             Ok(v) => {

@@ -48,11 +48,6 @@ impl Ecosystem {
             Ecosystem::Generic => "openapi",
         }
     }
-
-    /// The ecosystem of a release or package IRI (`pkg:pypi/click@8.1.7` gives PyPI).
-    pub fn of_purl(purl: &str) -> Option<Ecosystem> {
-        purl.strip_prefix("pkg:")?.split('/').next()?.parse().ok()
-    }
 }
 
 impl std::fmt::Display for Ecosystem {
@@ -64,9 +59,10 @@ impl std::fmt::Display for Ecosystem {
 impl std::str::FromStr for Ecosystem {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
+        // A Package URL's type is case-insensitive (`pkg:PyPI/click`).
         Ecosystem::ALL
             .into_iter()
-            .find(|e| e.as_str() == s)
+            .find(|e| e.as_str().eq_ignore_ascii_case(s))
             .ok_or_else(|| {
                 format!(
                     "refgraph does not read '{s}' packages: use pkg:pypi/NAME, pkg:npm/NAME, or \
@@ -106,9 +102,14 @@ impl PackageRef {
             }
             // `click@8.1.7`; a scope's leading `@` (`@aws-sdk/client-s3`) is not a version.
             let (name, version) = match text.rsplit_once('@') {
-                Some((n, v)) if !n.is_empty() && !v.is_empty() => (n, Some(v.to_string())),
+                Some((n, v)) if !n.is_empty() => (n, Some(v.to_string())),
                 _ => (text, None),
             };
+            if version.as_deref() == Some("") {
+                return Err(format!(
+                    "'{text}' has an empty version: write NAME@VERSION or leave the version out"
+                ));
+            }
             return Ok(PackageRef {
                 ecosystem: None,
                 name: name.to_string(),
@@ -135,9 +136,14 @@ impl PackageRef {
         })
     }
 
-    /// The package, a bare name taken as a PyPI distribution.
+    /// The package, a bare name taken as a PyPI distribution (a scoped `@scope/name`, which
+    /// only npm has, as an npm package).
     pub fn or_pypi(self) -> (PackageId, Option<String>) {
-        let ecosystem = self.ecosystem.unwrap_or(Ecosystem::Pypi);
+        let ecosystem = self.ecosystem.unwrap_or(if self.name.starts_with('@') {
+            Ecosystem::Npm
+        } else {
+            Ecosystem::Pypi
+        });
         (PackageId::new(ecosystem, &self.name), self.version)
     }
 }
@@ -847,10 +853,17 @@ mod tests {
         let err = PackageId::parse("pkg:maven/org.x/y@1").unwrap_err();
         assert!(err.contains("does not read 'maven'"), "{err}");
         assert_eq!(
-            Ecosystem::of_purl("pkg:npm/%40aws-sdk/client-s3@3.0.0"),
-            Some(Ecosystem::Npm)
+            PackageId::parse("pkg:PyPI/Click").unwrap().0.purl(),
+            "pkg:pypi/click"
         );
-        assert_eq!(Ecosystem::of_purl("click"), None);
+        assert!(PackageRef::parse("click@").is_err());
+        let (scoped, v) = PackageRef::parse("@aws-sdk/client-s3@3.1.0")
+            .unwrap()
+            .or_pypi();
+        assert_eq!(
+            (scoped.purl().as_str(), v.as_deref()),
+            ("pkg:npm/%40aws-sdk/client-s3", Some("3.1.0"))
+        );
     }
 
     #[test]

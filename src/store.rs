@@ -25,6 +25,10 @@ pub enum StoreError {
     ReadOnly,
     #[error("update failed: {0}")]
     Update(String),
+    #[error(
+        "the store holds data this version of refgraph cannot read ({0}): it was written by another version; use that version or another --data-dir"
+    )]
+    Unreadable(String),
 }
 
 /// The embedded store, on disk (RocksDB) or in memory.

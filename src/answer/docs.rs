@@ -5,8 +5,46 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{AnswerError, Engine, ReleaseInfo};
+use super::{Engine, ErrorKind, Failure, ReleaseError, ReleaseInfo};
 use crate::index::{self, Chunk, ContentType, EntityRef, Mode, SearchRequest};
+use crate::store::StoreError;
+
+/// Why concept search, a page, or the index upkeep failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DocsError {
+    #[error(transparent)]
+    Release(#[from] ReleaseError),
+    #[error(
+        "the text index is not open here; concept search needs `refgraph serve` or `refgraph search`"
+    )]
+    NoTextIndex,
+    #[error("no page or chunk with id '{0}' (ids come from search_docs results)")]
+    PageNotFound(String),
+    #[error("invalid argument: {0}")]
+    BadArgument(String),
+    #[error(transparent)]
+    Index(#[from] index::IndexError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Failure for DocsError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            DocsError::Release(e) => e.kind(),
+            DocsError::PageNotFound(_) => ErrorKind::NotFound,
+            DocsError::BadArgument(_) => ErrorKind::BadInput,
+            DocsError::NoTextIndex => ErrorKind::Unavailable,
+            DocsError::Index(_) | DocsError::Store(_) => ErrorKind::Internal,
+        }
+    }
+    fn wraps(&self) -> Option<&dyn Failure> {
+        match self {
+            DocsError::Release(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// One search hit, as the MCP contract names its fields.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -104,8 +142,8 @@ fn hit_of(c: Chunk, score: f32) -> DocHit {
 }
 
 impl Engine {
-    fn text_index(&self) -> Result<&index::TextIndex, AnswerError> {
-        self.index.as_deref().ok_or(AnswerError::NoTextIndex)
+    fn text_index(&self) -> Result<&index::TextIndex, DocsError> {
+        self.index.as_deref().ok_or(DocsError::NoTextIndex)
     }
 
     /// After a server stored `release`: brings the text index up to date on a blocking thread
@@ -130,7 +168,7 @@ impl Engine {
         &self,
         force: bool,
         progress: &dyn Fn(&str, usize, usize),
-    ) -> Result<Vec<String>, AnswerError> {
+    ) -> Result<Vec<String>, DocsError> {
         let index = self.text_index()?;
         let stored = self.releases()?;
         let indexed = index.releases()?;
@@ -158,7 +196,7 @@ impl Engine {
         &self,
         r: &ReleaseInfo,
         progress: &dyn Fn(usize, usize),
-    ) -> Result<usize, AnswerError> {
+    ) -> Result<usize, DocsError> {
         let index = self.text_index()?;
         let chunks = index::chunks::release_chunks(self.store(), r)?;
         Ok(index.replace_release(&r.release, &r.index_stamp(), &chunks, progress)?)
@@ -176,20 +214,20 @@ impl DocsService<'_> {
         &self,
         package: Option<&str>,
         version: Option<&str>,
-    ) -> Result<(Vec<ReleaseInfo>, String), AnswerError> {
+    ) -> Result<(Vec<ReleaseInfo>, String), DocsError> {
         match package.filter(|p| !p.trim().is_empty()) {
             Some(p) => {
                 let chosen = self.e.choose(Some(p), version, None)?;
                 let line = chosen.version_line();
                 Ok((vec![chosen.release], line))
             }
-            None if version.is_some_and(|v| !v.trim().is_empty()) => Err(AnswerError::BadArgument(
+            None if version.is_some_and(|v| !v.trim().is_empty()) => Err(DocsError::BadArgument(
                 "a version needs a package: pass package too".into(),
             )),
             None => {
                 let all = self.e.releases()?;
                 if all.is_empty() {
-                    return Err(AnswerError::NothingIndexed);
+                    return Err(ReleaseError::NothingIndexed.into());
                 }
                 // The newest release of each package (releases are sorted oldest first).
                 let mut newest: Vec<ReleaseInfo> = Vec::new();
@@ -213,7 +251,7 @@ impl DocsService<'_> {
     }
 
     /// Concept search over doc sections and docstrings of the chosen releases.
-    pub fn search_docs(&self, q: &DocQuery) -> Result<(DocSearch, String), AnswerError> {
+    pub fn search_docs(&self, q: &DocQuery) -> Result<(DocSearch, String), DocsError> {
         self.search_docs_with(q, Mode::Fused)
     }
 
@@ -221,15 +259,15 @@ impl DocsService<'_> {
         &self,
         q: &DocQuery,
         mode: Mode,
-    ) -> Result<(DocSearch, String), AnswerError> {
+    ) -> Result<(DocSearch, String), DocsError> {
         let index = self.e.text_index()?;
         if q.query.trim().is_empty() {
-            return Err(AnswerError::BadArgument("query is empty".into()));
+            return Err(DocsError::BadArgument("query is empty".into()));
         }
         let content_type = match q.content_type.as_deref().filter(|c| !c.is_empty()) {
             None => None,
             Some(c) => Some(ContentType::parse(c).ok_or_else(|| {
-                AnswerError::BadArgument(format!(
+                DocsError::BadArgument(format!(
                     "content_type '{c}' is not one of: {}",
                     ContentType::ALL.map(|c| c.as_str()).join(", ")
                 ))
@@ -239,7 +277,7 @@ impl DocsService<'_> {
         if let Some(l) = language
             && !["python", "javascript", "openapi"].contains(&l)
         {
-            return Err(AnswerError::BadArgument(format!(
+            return Err(DocsError::BadArgument(format!(
                 "language '{l}' is not one of: python, javascript, openapi"
             )));
         }
@@ -299,10 +337,10 @@ impl DocsService<'_> {
     }
 
     /// A whole page (every chunk with that page id, in order), or one chunk by its id.
-    pub fn get_page(&self, id: &str) -> Result<DocPage, AnswerError> {
+    pub fn get_page(&self, id: &str) -> Result<DocPage, DocsError> {
         let chunks = self.e.text_index()?.page(id)?;
         let Some(first) = chunks.first() else {
-            return Err(AnswerError::PageNotFound(id.to_string()));
+            return Err(DocsError::PageNotFound(id.to_string()));
         };
         let page_title = first.page_title.clone();
         let mut markdown = String::new();

@@ -6,14 +6,55 @@ use std::collections::{BTreeMap, HashMap};
 use oxigraph::model::NamedNodeRef;
 
 use super::{
-    AnswerError, ApiDetail, ApiList, BodyPropertyOut, Chosen, DeprecationOut, Engine, HttpOut,
-    HttpParts, ListItem, ParamOut, RequestBodyOut, Requirement, ResponseOut, SchemaOut, SourceOut,
-    VersionCheck, VersionEntry, get_bool, get_int, is_python_class, lit, path_prefix_matches,
+    ApiDetail, ApiList, BodyPropertyOut, Candidate, Chosen, DeprecationOut, Engine, ErrorKind,
+    Failure, HttpOut, HttpParts, ListItem, ParamOut, ReleaseError, RequestBodyOut, Requirement,
+    ResponseOut, SchemaOut, SourceOut, VersionCheck, VersionEntry, candidates_text, get_bool,
+    get_int, is_python_class, lit, path_prefix_matches,
 };
 use crate::lower::{kind_name, kind_of_class, symbol_iri};
 use crate::model::{Ecosystem, PackageId};
 use crate::queries;
-use crate::store::{ReleaseInfo, get_str, iri, term_value};
+use crate::store::{ReleaseInfo, StoreError, get_str, iri, term_value};
+
+/// Why a symbol's answer could not be given.
+#[derive(Debug, thiserror::Error)]
+pub enum LookupError {
+    #[error(transparent)]
+    Release(#[from] ReleaseError),
+    #[error("not found: '{name}' in {release}{}", candidates_text(.candidates))]
+    NotFound {
+        name: String,
+        release: String,
+        candidates: Vec<Candidate>,
+    },
+    #[error("invalid argument: {0}")]
+    BadArgument(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Failure for LookupError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            LookupError::Release(e) => e.kind(),
+            LookupError::NotFound { .. } => ErrorKind::NotFound,
+            LookupError::BadArgument(_) => ErrorKind::BadInput,
+            LookupError::Store(_) => ErrorKind::Internal,
+        }
+    }
+    fn wraps(&self) -> Option<&dyn Failure> {
+        match self {
+            LookupError::Release(e) => Some(e),
+            _ => None,
+        }
+    }
+    fn candidates(&self) -> &[Candidate] {
+        match self {
+            LookupError::NotFound { candidates, .. } => candidates,
+            _ => &[],
+        }
+    }
+}
 
 /// Answers about named symbols: [`Engine::lookup`].
 pub struct LookupService<'e> {
@@ -25,7 +66,7 @@ impl LookupService<'_> {
     /// first: where the name is absent, the same operation may be there under another
     /// operationId (an operation is the same when method and path match, path-parameter
     /// names aside).
-    fn endpoint_keys(&self, name: &str, rels: &[ReleaseInfo]) -> Result<Vec<String>, AnswerError> {
+    fn endpoint_keys(&self, name: &str, rels: &[ReleaseInfo]) -> Result<Vec<String>, LookupError> {
         let mut keys = Vec::new();
         for r in rels {
             for (symbol, _, _) in self.e.resolve_name(&r.release, name)? {
@@ -49,7 +90,7 @@ impl LookupService<'_> {
         &self,
         release: &str,
         facts: &BTreeMap<String, Vec<String>>,
-    ) -> Result<HttpParts, AnswerError> {
+    ) -> Result<HttpParts, LookupError> {
         use crate::vocab::rg;
         // RDF keeps no order among the values of one property: sorted, so answers are stable.
         let all = |f: &BTreeMap<String, Vec<String>>, p: NamedNodeRef<'_>| {
@@ -144,12 +185,12 @@ impl LookupService<'_> {
     }
 
     /// The exact signature and facts of `name` in the chosen release.
-    pub fn api_detail(&self, chosen: &Chosen, name: &str) -> Result<ApiDetail, AnswerError> {
+    pub fn api_detail(&self, chosen: &Chosen, name: &str) -> Result<ApiDetail, LookupError> {
         let rel = &chosen.release;
         let name = name.trim();
         let hits = self.e.resolve_name(&rel.release, name)?;
         let Some((symbol, _qname, via)) = hits.first().cloned() else {
-            return Err(AnswerError::NotFound {
+            return Err(LookupError::NotFound {
                 name: name.to_string(),
                 release: rel.release.clone(),
                 candidates: self.e.candidates(&rel.release, name)?,
@@ -184,7 +225,7 @@ impl LookupService<'_> {
         &self,
         rel: &ReleaseInfo,
         symbol: &str,
-    ) -> Result<ApiDetail, AnswerError> {
+    ) -> Result<ApiDetail, LookupError> {
         use crate::vocab::{rdf, rg};
         let facts = self.e.facts_of(&rel.release, symbol)?;
         let one = |p: oxigraph::model::NamedNodeRef<'_>| {
@@ -194,7 +235,7 @@ impl LookupService<'_> {
             facts.get(p.as_str()).cloned().unwrap_or_default()
         };
         let Some(qname) = one(rg::QUALIFIED_NAME) else {
-            return Err(AnswerError::NotFound {
+            return Err(LookupError::NotFound {
                 name: symbol.to_string(),
                 release: rel.release.clone(),
                 candidates: vec![],
@@ -308,7 +349,7 @@ impl LookupService<'_> {
         package: Option<&str>,
         name: &str,
         version: Option<&str>,
-    ) -> Result<VersionCheck, AnswerError> {
+    ) -> Result<VersionCheck, LookupError> {
         let package = match package {
             Some(p) if !p.trim().is_empty() => p.to_string(),
             _ => self.e.infer_package(Some(name))?,
@@ -321,11 +362,12 @@ impl LookupService<'_> {
         if let Some(v) = &requested
             && !rels.iter().any(|r| &r.version == v)
         {
-            return Err(AnswerError::VersionNotIndexed {
+            return Err(ReleaseError::VersionNotIndexed {
                 package: purl,
                 asked: v.clone(),
                 indexed: rels.iter().map(|r| r.version.clone()).collect(),
-            });
+            }
+            .into());
         }
         let name = name.trim();
         let mut versions = Vec::new();
@@ -415,7 +457,7 @@ impl LookupService<'_> {
     }
 
     /// Whether the module that `name` is in binds its last component when it runs.
-    fn module_binds(&self, release: &str, name: &str) -> Result<bool, AnswerError> {
+    fn module_binds(&self, release: &str, name: &str) -> Result<bool, LookupError> {
         let Some((parent, last)) = name.rsplit_once('.') else {
             return Ok(false);
         };
@@ -437,7 +479,7 @@ impl LookupService<'_> {
     }
 
     /// The optional-dependency test under which `name`'s module binds it in `release`.
-    fn guard_of(&self, release: &str, name: &str) -> Result<Option<Requirement>, AnswerError> {
+    fn guard_of(&self, release: &str, name: &str) -> Result<Option<Requirement>, LookupError> {
         Ok(self
             .parent_entry(release, name, crate::vocab::rg::GUARDED_BY)?
             .map(|(test, module)| Requirement { test, module }))
@@ -450,7 +492,7 @@ impl LookupService<'_> {
         release: &str,
         name: &str,
         property: oxigraph::model::NamedNodeRef<'static>,
-    ) -> Result<Option<(String, String)>, AnswerError> {
+    ) -> Result<Option<(String, String)>, LookupError> {
         let Some((parent, last)) = name.rsplit_once('.') else {
             return Ok(None);
         };
@@ -476,7 +518,7 @@ impl LookupService<'_> {
         &self,
         release: &str,
         name: &str,
-    ) -> Result<Option<String>, AnswerError> {
+    ) -> Result<Option<String>, LookupError> {
         // A name its module holds only once some code runs (`global` in a function).
         if let Some((reason, _)) =
             self.parent_entry(release, name, crate::vocab::rg::MAYBE_BOUND)?
@@ -531,7 +573,7 @@ impl LookupService<'_> {
         prefix: Option<&str>,
         limit: usize,
         cursor: Option<&str>,
-    ) -> Result<ApiList, AnswerError> {
+    ) -> Result<ApiList, LookupError> {
         self.list_filtered(chosen, kind, prefix, None, limit, cursor)
     }
 
@@ -545,18 +587,18 @@ impl LookupService<'_> {
         tag: Option<&str>,
         limit: usize,
         cursor: Option<&str>,
-    ) -> Result<ApiList, AnswerError> {
+    ) -> Result<ApiList, LookupError> {
         let rel = &chosen.release;
         if let Some(k) = kind
             && crate::model::SymbolKind::parse(k).is_none()
         {
-            return Err(AnswerError::BadArgument(format!(
+            return Err(LookupError::BadArgument(format!(
                 "unknown kind '{k}'; use one of module, class, function, method, classmethod, staticmethod, property, attribute, interface, operation, schema"
             )));
         }
         let offset: usize = match cursor {
             Some(c) if !c.is_empty() => c.parse().map_err(|_| {
-                AnswerError::BadArgument(format!("cursor '{c}' is not one this server gave"))
+                LookupError::BadArgument(format!("cursor '{c}' is not one this server gave"))
             })?,
             _ => 0,
         };
@@ -636,7 +678,7 @@ impl LookupService<'_> {
     }
 
     /// Problems recorded while ingesting a release.
-    pub fn diagnostics(&self, release: &str) -> Result<Vec<(String, i64, String)>, AnswerError> {
+    pub fn diagnostics(&self, release: &str) -> Result<Vec<(String, i64, String)>, LookupError> {
         let rows = self
             .e
             .store

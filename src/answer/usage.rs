@@ -16,9 +16,10 @@ use petgraph::visit::Reversed;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{AnswerError, ApiDetail, Chosen, Engine, get_str, iri};
+use super::{ApiDetail, Chosen, Engine, ErrorKind, Failure, LookupError, get_str, iri};
 use crate::model::{Ecosystem, RelationKind};
 use crate::queries;
+use crate::store::StoreError;
 use crate::vocab::rg;
 
 /// One row of `rg:relationTable`.
@@ -580,8 +581,8 @@ impl Draft {
         &mut self,
         edges: &[Edge],
         graph: &UsageGraph,
-        detail: &mut dyn FnMut(&str) -> Result<ApiDetail, AnswerError>,
-    ) -> Result<(), AnswerError> {
+        detail: &mut dyn FnMut(&str) -> Result<ApiDetail, UsageError>,
+    ) -> Result<(), UsageError> {
         for e in edges {
             let relation = e.relation.map(|i| &graph.relations[i]);
             match e.via {
@@ -849,13 +850,47 @@ fn import_line(qname: &str, javascript: bool) -> (String, String) {
     }
 }
 
+/// Why a usage path or a symbol's relations could not be given.
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    /// The symbol itself: its release, or its name.
+    #[error(transparent)]
+    Lookup(#[from] LookupError),
+    #[error("invalid argument: {0}")]
+    BadArgument(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<super::ReleaseError> for UsageError {
+    fn from(e: super::ReleaseError) -> Self {
+        UsageError::Lookup(e.into())
+    }
+}
+
+impl Failure for UsageError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            UsageError::Lookup(e) => e.kind(),
+            UsageError::BadArgument(_) => ErrorKind::BadInput,
+            UsageError::Store(_) => ErrorKind::Internal,
+        }
+    }
+    fn wraps(&self) -> Option<&dyn Failure> {
+        match self {
+            UsageError::Lookup(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 /// Answers that follow relations: [`Engine::usage`].
 pub struct UsageService<'e> {
     pub(super) e: &'e Engine,
 }
 
 impl UsageService<'_> {
-    fn usage_graph(&self, release: &str) -> Result<Arc<UsageGraph>, AnswerError> {
+    fn usage_graph(&self, release: &str) -> Result<Arc<UsageGraph>, UsageError> {
         let generation = self.e.store.generation();
         {
             let mut cache = self.e.usage.lock().expect("cache lock");
@@ -903,7 +938,7 @@ impl UsageService<'_> {
         chosen: &Chosen,
         name: &str,
         limit: usize,
-    ) -> Result<UsagePaths, AnswerError> {
+    ) -> Result<UsagePaths, UsageError> {
         let target = self.e.lookup().api_detail(chosen, name)?;
         let rel = &chosen.release;
         let graph = self.usage_graph(&rel.release)?;
@@ -919,7 +954,7 @@ impl UsageService<'_> {
         };
         let mut details: HashMap<String, ApiDetail> = HashMap::new();
         details.insert(q.clone(), target.clone());
-        let mut detail = |n: &str| -> Result<ApiDetail, AnswerError> {
+        let mut detail = |n: &str| -> Result<ApiDetail, UsageError> {
             if let Some(d) = details.get(n) {
                 return Ok(d.clone());
             }
@@ -1050,11 +1085,11 @@ impl UsageService<'_> {
         chosen: &Chosen,
         name: &str,
         relation: Option<&str>,
-    ) -> Result<Related, AnswerError> {
+    ) -> Result<Related, UsageError> {
         if let Some(r) = relation
             && !RELATED_KINDS.contains(&r)
         {
-            return Err(AnswerError::BadArgument(format!(
+            return Err(UsageError::BadArgument(format!(
                 "unknown relation '{r}': use one of {}",
                 RELATED_KINDS.join(", ")
             )));
@@ -1207,7 +1242,7 @@ fn without_base_path(key: &str) -> Vec<(String, String)> {
 
 impl UsageService<'_> {
     /// The releases by IRI: cross-package answers only name complete, indexed releases.
-    fn releases_by_iri(&self) -> Result<HashMap<String, super::ReleaseInfo>, AnswerError> {
+    fn releases_by_iri(&self) -> Result<HashMap<String, super::ReleaseInfo>, UsageError> {
         Ok(self
             .e
             .releases()?
@@ -1222,7 +1257,7 @@ impl UsageService<'_> {
         &self,
         release: &str,
         own: Vec<String>,
-    ) -> Result<Vec<String>, AnswerError> {
+    ) -> Result<Vec<String>, UsageError> {
         if !own.is_empty() {
             return Ok(own);
         }
@@ -1241,7 +1276,7 @@ impl UsageService<'_> {
         &self,
         own: &str,
         requests: &[&RelationRow],
-    ) -> Result<Vec<RelatedEntity>, AnswerError> {
+    ) -> Result<Vec<RelatedEntity>, UsageError> {
         let releases = self.releases_by_iri()?;
         // (package, operation) -> its releases; from the newest: (symbol, how it matched)
         let mut found: HashMap<(String, String), InReleases<(String, String)>> = HashMap::new();
@@ -1337,7 +1372,7 @@ impl UsageService<'_> {
         &self,
         rel: &super::ReleaseInfo,
         http: &super::HttpOut,
-    ) -> Result<Vec<RelatedEntity>, AnswerError> {
+    ) -> Result<Vec<RelatedEntity>, UsageError> {
         let Some(key) = &http.endpoint_key else {
             return Ok(vec![]);
         };

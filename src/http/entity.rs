@@ -15,7 +15,7 @@ use serde::Deserialize;
 
 use super::sparql::negotiate;
 use super::{AppState, blocking, problem};
-use crate::answer::{AnswerError, ApiDetail, Engine, VersionCheck};
+use crate::answer::{AnswerError, ApiDetail, Engine, ErrorKind, Failure, VersionCheck};
 use crate::html::esc;
 
 #[derive(Deserialize)]
@@ -115,10 +115,11 @@ pub async fn page(
     let entity = match found {
         Ok(Ok(entity)) => entity,
         Ok(Err(e)) => {
-            let status = match &e {
-                AnswerError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
-                AnswerError::BadArgument(_) => StatusCode::BAD_REQUEST,
-                _ => StatusCode::NOT_FOUND,
+            let status = match e.kind() {
+                ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+                ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+                ErrorKind::BadInput | ErrorKind::QueryRefused => StatusCode::BAD_REQUEST,
+                ErrorKind::NotFound => StatusCode::NOT_FOUND,
             };
             return match form {
                 Form::Html => {

@@ -15,7 +15,7 @@ use rmcp::RoleServer;
 use rmcp::service::Peer;
 
 use super::on_worker;
-use crate::answer::{AnswerError, Chosen, Engine};
+use crate::answer::{AnswerError, Chosen, Engine, ReleaseError};
 use crate::model::{Ecosystem, PackageId, PackageRef};
 use crate::project::{Project, Resolution};
 
@@ -273,7 +273,7 @@ impl Roots {
     ) -> Result<Chosen, AnswerError> {
         let choose = || {
             let pin = pin.clone();
-            move |e: &Engine| -> Result<Chosen, AnswerError> {
+            move |e: &Engine| -> Result<Chosen, ReleaseError> {
                 let mut c = e.choose(Some(&pin.package), Some(&pin.version), None)?;
                 c.how = Some(pin.how);
                 Ok(c)
@@ -289,9 +289,9 @@ impl Roots {
             }))
         };
         let indexed = match on_worker(engine, choose()).await? {
-            Err(AnswerError::VersionNotIndexed { indexed, .. }) => indexed,
-            Err(AnswerError::UnknownPackage { .. } | AnswerError::NothingIndexed) => Vec::new(),
-            other => return other,
+            Err(ReleaseError::VersionNotIndexed { indexed, .. }) => indexed,
+            Err(ReleaseError::UnknownPackage { .. } | ReleaseError::NothingIndexed) => Vec::new(),
+            other => return other.map_err(AnswerError::from),
         };
         let Some(ingester) = self.opts.fetch.clone() else {
             return Err(missing(indexed, None));
@@ -311,7 +311,9 @@ impl Roots {
             Ok(report) => {
                 tracing::info!("ingested {} for a project pin", report.release);
                 engine.index_in_background(report.release);
-                on_worker(engine, choose()).await?
+                on_worker(engine, choose())
+                    .await?
+                    .map_err(AnswerError::from)
             }
             Err(e) => Err(missing(indexed, Some(e.to_string()))),
         }

@@ -198,6 +198,20 @@ async fn tools_answer_with_version_lines_structured_content_and_clear_errors() {
     assert_eq!(bad_sparql.is_error, Some(true));
     let update = call(&client, "sparql_query", json!({"query": "CLEAR ALL"})).await;
     assert!(text_of(&update).contains("refused"));
+    // This server opened no text index: concept search is a tool error that says where to
+    // ask, not a protocol failure.
+    let search = call(
+        &client,
+        "search_docs",
+        json!({"query": "upload a file", "package": "acme-storage"}),
+    )
+    .await;
+    assert_eq!(search.is_error, Some(true));
+    assert!(
+        text_of(&search).contains("text index is not open"),
+        "{}",
+        text_of(&search)
+    );
 
     // Still serving, and nothing was lost.
     let list = call(

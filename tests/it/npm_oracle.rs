@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use refgraph::answer::{AnswerError, Engine};
+use refgraph::answer::{Engine, LookupError};
 use refgraph::extract::{Language, SourceFile};
 use refgraph::ingest::{Limits, ingest_files, read_release};
 use refgraph::model::PackageId;
@@ -149,7 +149,7 @@ fn compare(
 ) -> Result<(), String> {
     let d = match engine.lookup().api_detail(chosen, name) {
         Ok(d) => d,
-        Err(AnswerError::NotFound { .. }) => return Err("not found".into()),
+        Err(LookupError::NotFound { .. }) => return Err("not found".into()),
         Err(e) => return Err(format!("error: {e}")),
     };
     let want: Vec<(String, String, bool)> = sym["params"]

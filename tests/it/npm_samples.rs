@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use refgraph::answer::{AnswerError, Chosen, Engine};
+use refgraph::answer::{Chosen, Engine, LookupError, ReleaseError};
 use refgraph::ingest::{IngestError, IngestReport};
 use refgraph::model::PackageId;
 use refgraph::store::Store;
@@ -112,7 +112,7 @@ fn declarations_give_exact_signatures_and_javascript_is_not_needed() {
         .lookup()
         .api_detail(&v1, "@acme/storage:StorageClient.sign")
     {
-        Err(AnswerError::NotFound { .. }) => {}
+        Err(LookupError::NotFound { .. }) => {}
         other => panic!("private member answered: {other:?}"),
     }
     let put = e
@@ -164,7 +164,7 @@ fn versions_of_an_npm_package_are_told_apart() {
     assert!(!upload.params[3].required);
     // Never another version's answer.
     match e.choose(Some("@acme/storage"), Some("3.0.0"), None) {
-        Err(AnswerError::VersionNotIndexed { indexed, .. }) => {
+        Err(ReleaseError::VersionNotIndexed { indexed, .. }) => {
             assert_eq!(indexed, vec!["1.0.0", "2.0.0"])
         }
         other => panic!("expected VersionNotIndexed, got {other:?}"),
@@ -262,7 +262,7 @@ fn a_tarball_with_parent_paths_writes_nothing_outside_and_ingests_the_rest() {
     let ev = e.choose(Some("evil"), Some("1.0.0"), None).unwrap();
     assert!(e.lookup().api_detail(&ev, "evil:fine").is_ok());
     match e.lookup().api_detail(&ev, "evil:bad") {
-        Err(AnswerError::NotFound { .. }) => {}
+        Err(LookupError::NotFound { .. }) => {}
         other => panic!("a file outside the package was read: {other:?}"),
     }
     // A truncated tarball is refused as a whole.

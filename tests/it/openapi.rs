@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use refgraph::answer::{AnswerError, ApiDetail, Engine};
+use refgraph::answer::{ApiDetail, Engine, LookupError};
 use refgraph::extract::Language;
 use refgraph::ingest::{IngestError, IngestReport, Limits, read_release};
 use refgraph::model::PackageId;
@@ -246,7 +246,7 @@ fn endpoints_match_across_versions_whatever_the_path_parameter_names() {
     assert!(c.versions.iter().all(|v| v.available == Some(false)));
     let v2 = e.choose(Some("petstore"), Some("2.0.0"), None).unwrap();
     match e.lookup().api_detail(&v2, "listPet") {
-        Err(AnswerError::NotFound { candidates, .. }) => {
+        Err(LookupError::NotFound { candidates, .. }) => {
             assert_eq!(candidates[0].qualified_name, "listPets")
         }
         other => panic!("expected not found, got {other:?}"),

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use refgraph::answer::{AnswerError, Engine};
+use refgraph::answer::{Engine, LookupError};
 use refgraph::extract::Language;
 use refgraph::ingest::{Limits, ingest_files, read_release};
 use refgraph::model::PackageId;
@@ -201,7 +201,7 @@ fn compare(
                 detail = Some(d);
                 break;
             }
-            Err(AnswerError::NotFound { .. }) => continue,
+            Err(LookupError::NotFound { .. }) => continue,
             Err(e) => return Err(format!("error: {e}")),
         }
     }

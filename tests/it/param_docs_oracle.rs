@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use refgraph::answer::{AnswerError, Engine};
+use refgraph::answer::{Engine, LookupError};
 use refgraph::store::Store;
 use serde_json::Value;
 
@@ -101,7 +101,7 @@ fn python_parameter_descriptions_agree_with_docstring_parser() {
         for (name, docs) in &want {
             let d = match engine.lookup().api_detail(&chosen, name) {
                 Ok(d) => d,
-                Err(AnswerError::NotFound { .. }) => continue,
+                Err(LookupError::NotFound { .. }) => continue,
                 Err(e) => panic!("{name}: {e}"),
             };
             if !docs.is_empty() {

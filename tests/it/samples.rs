@@ -1,6 +1,6 @@
 //! The hand-written samples: exact answers, version history, candidates, determinism.
 
-use refgraph::answer::AnswerError;
+use refgraph::answer::{LookupError, QueryError, ReleaseError};
 use refgraph::extract::Language;
 use refgraph::extract::python::extract;
 use refgraph::ingest::{Limits, read_release};
@@ -278,7 +278,7 @@ fn misspelt_and_partial_names_get_ranked_candidates_not_answers() {
         "StorageClient.put_object",
     ] {
         match e.lookup().api_detail(&v2, asked) {
-            Err(AnswerError::NotFound { candidates, .. }) => {
+            Err(LookupError::NotFound { candidates, .. }) => {
                 assert_eq!(
                     candidates.first().map(|c| c.qualified_name.as_str()),
                     Some("acme_storage.StorageClient.put_object"),
@@ -294,13 +294,13 @@ fn misspelt_and_partial_names_get_ranked_candidates_not_answers() {
 fn unindexed_versions_and_packages_are_errors_that_list_what_is_indexed() {
     let e = acme();
     match e.choose(Some("acme-storage"), Some("3.0.0"), None) {
-        Err(AnswerError::VersionNotIndexed { indexed, .. }) => {
+        Err(ReleaseError::VersionNotIndexed { indexed, .. }) => {
             assert_eq!(indexed, vec!["1.0.0", "2.0.0"])
         }
         other => panic!("{other:?}"),
     }
     match e.choose(Some("pkg:pypi/nope"), None, None) {
-        Err(AnswerError::UnknownPackage { indexed, .. }) => {
+        Err(ReleaseError::UnknownPackage { indexed, .. }) => {
             assert_eq!(indexed, vec!["pkg:pypi/acme-storage"])
         }
         other => panic!("{other:?}"),
@@ -354,11 +354,11 @@ fn sparql_reads_and_refuses_updates() {
     assert_eq!(vs, vec!["1.0.0", "2.0.0"]);
     assert!(matches!(
         e.sparql("DELETE WHERE { ?s ?p ?o }"),
-        Err(AnswerError::UpdateRefused)
+        Err(QueryError::UpdateRefused)
     ));
     assert!(matches!(
         e.sparql("SELECT ?x WHERE {"),
-        Err(AnswerError::BadQuery(_))
+        Err(QueryError::BadQuery(_))
     ));
     // Nothing was deleted.
     assert_eq!(e.releases().unwrap().len(), 2);
@@ -378,7 +378,7 @@ fn sparql_rows_and_time_are_limited() {
     // A cartesian product far too large to finish: cut at the timeout, not hung.
     let started = std::time::Instant::now();
     let r = e.sparql("SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }");
-    assert!(matches!(r, Err(AnswerError::Timeout(_))), "{r:?}");
+    assert!(matches!(r, Err(QueryError::Timeout(_))), "{r:?}");
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
 

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use refgraph::answer::{AnswerError, DocQuery, Engine};
+use refgraph::answer::{DocQuery, DocsError, Engine, ReleaseError};
 use refgraph::index::{Mode, TextIndex};
 use refgraph::model::PackageId;
 use refgraph::store::Store;
@@ -175,7 +175,7 @@ fn readme_sections_are_chunks_linked_to_the_symbols_they_mention() {
 fn versions_are_never_substituted() {
     let e = indexed(false, None);
     match e.docs().search_docs(&q("bucket", Some("3.0.0"))) {
-        Err(AnswerError::VersionNotIndexed { indexed, .. }) => {
+        Err(DocsError::Release(ReleaseError::VersionNotIndexed { indexed, .. })) => {
             assert_eq!(indexed, ["1.0.0", "2.0.0"])
         }
         other => panic!("expected VersionNotIndexed, got {other:?}"),
@@ -186,7 +186,7 @@ fn versions_are_never_substituted() {
     no_package.package = None;
     assert!(matches!(
         e.docs().search_docs(&no_package),
-        Err(AnswerError::BadArgument(_))
+        Err(DocsError::BadArgument(_))
     ));
 }
 
@@ -476,7 +476,7 @@ fn a_docs_folder_joins_a_release_without_its_chrome() {
     let add_docs = |version: &str| {
         let chosen = e.choose(Some("pkg:pypi/acme-storage"), Some(version), None)?;
         let (id, _) = PackageId::parse(&chosen.release.package).unwrap();
-        Ok::<_, AnswerError>(
+        Ok::<_, ReleaseError>(
             refgraph::ingest::add_docs(e.store(), &id, &chosen.release.version, &dir, &options)
                 .unwrap(),
         )
@@ -556,7 +556,7 @@ fn a_docs_folder_joins_a_release_without_its_chrome() {
     // A version that is not indexed gets no pages.
     assert!(matches!(
         add_docs("9.0.0"),
-        Err(AnswerError::VersionNotIndexed { .. })
+        Err(ReleaseError::VersionNotIndexed { .. })
     ));
 }
 
