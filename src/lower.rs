@@ -172,10 +172,13 @@ pub fn summary_of(doc: &str) -> String {
 ///   function binds only when someone else calls it (`rg:maybeBound`); star imports pass on
 ///   what the imported module cannot tell; names bound only when an optional dependency is
 ///   installed (`rg:guardedBy`).
+/// - PyPI 6: a `warnings.warn(..., DeprecationWarning)` that only some calls reach (under an
+///   `if`, in an `except`) no longer deprecates its function, class or module: it deprecates
+///   an argument or a way of calling (httpx 0.27's `Client`, for its `proxies` argument).
 pub fn facts_version(ecosystem: Ecosystem) -> i64 {
     match ecosystem {
         Ecosystem::Npm => 4,
-        Ecosystem::Pypi => 5,
+        Ecosystem::Pypi => 6,
         Ecosystem::Generic => 2,
     }
 }

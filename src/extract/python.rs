@@ -2985,6 +2985,11 @@ fn collect_deprecation_warnings(query: &Query, root: Node, src: &[u8], syntax: &
             since: None,
             source: "warning".into(),
         };
+        // A warning only some calls raise (`if proxies: warn(...)`, in an `except`) deprecates
+        // an argument or a way of calling, not the callable or module itself.
+        if is_conditional(call) {
+            continue;
+        }
         // The innermost function the call sits in; `__init__` deprecates its class.
         let Some(func) = enclosing_def(call) else {
             syntax.deprecation.get_or_insert(dep);
@@ -3013,6 +3018,27 @@ fn collect_deprecation_warnings(query: &Query, root: Node, src: &[u8], syntax: &
             d.deprecation.get_or_insert(dep);
         }
     }
+}
+
+/// Whether `node` runs only on some paths through its function (or module): under an `if`,
+/// `elif`, `else`, `except`, `case`, a conditional expression or a short-circuit operand.
+fn is_conditional(node: Node) -> bool {
+    let mut cur = node.parent();
+    while let Some(n) = cur {
+        match n.kind() {
+            "function_definition" | "class_definition" | "lambda" => return false,
+            "if_statement"
+            | "elif_clause"
+            | "else_clause"
+            | "except_clause"
+            | "case_clause"
+            | "conditional_expression"
+            | "boolean_operator" => return true,
+            _ => {}
+        }
+        cur = n.parent();
+    }
+    false
 }
 
 fn find_def_mut<'a>(defs: &'a mut [Def], path: &[String]) -> Option<&'a mut Def> {
@@ -3135,10 +3161,24 @@ class C:
         .. deprecated:: 1.2
            Use :meth:`new`.
         """
+    def __init__(self, proxies=None, proxy=None):
+        # httpx.Client: one argument is deprecated, not the class.
+        if proxies:
+            warnings.warn("The 'proxies' argument is now deprecated.", DeprecationWarning)
+    def fetch(self, x):
+        try:
+            return x.read()
+        except AttributeError:
+            warnings.warn("passing a path is deprecated", DeprecationWarning)
 "#,
         );
         let c = &m.defs[0];
         let by = |n: &str| c.members.iter().find(|d| d.name == n).unwrap();
+        assert_eq!(
+            c.deprecation, None,
+            "a deprecated argument is not a deprecated class"
+        );
+        assert_eq!(by("fetch").deprecation, None);
         let d = by("old").deprecation.clone().unwrap();
         assert_eq!(d.replacement.as_deref(), Some("C.new"));
         assert_eq!(d.source, "warning");
