@@ -29,6 +29,8 @@ mod exit {
     pub const NOT_FOUND: u8 = 3;
     /// `diff --fail-on` found a change of that severity or worse.
     pub const BREAKING: u8 = 4;
+    /// Whoever read the output stopped early (`| head`): 128 + SIGPIPE, as shells report it.
+    pub const CLOSED_PIPE: u8 = 141;
 }
 
 #[derive(Parser)]
@@ -506,6 +508,25 @@ fn main() -> ExitCode {
     #[cfg(target_os = "linux")]
     if matches!(cli.command, Command::Serve { .. }) {
         cap_malloc_arenas();
+    }
+    // A reader that stops early (`refgraph list x | head`) ends a one-shot command quietly, as
+    // it ends other command-line tools: Rust ignores SIGPIPE, so printing to the closed pipe
+    // panics, and this crate forbids the unsafe call that would restore the signal. The exit
+    // status is the shell's for a command SIGPIPE stopped. The servers never print to a pipe
+    // that can close under them this way.
+    if !matches!(cli.command, Command::Serve { .. }) {
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let message = info
+                .payload()
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .unwrap_or_default();
+            if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+                std::process::exit(exit::CLOSED_PIPE.into());
+            }
+            report(info);
+        }));
     }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -988,9 +1009,18 @@ fn cmd_list(
 ) -> Result<u8> {
     let engine = Engine::new(open_read(data)?);
     let chosen = engine.choose(Some(package), version.as_deref(), None)?;
-    let l = engine
-        .lookup()
-        .list(&chosen, kind.as_deref(), prefix.as_deref(), *limit, None)?;
+    let lookup = engine.lookup();
+    let (kind, prefix) = (kind.as_deref(), prefix.as_deref());
+    let mut l = lookup.list(&chosen, kind, prefix, *limit, None)?;
+    // The engine answers at most 1,000 items a page (what one MCP answer holds); the command
+    // follows its cursor up to --limit.
+    while l.items.len() < *limit
+        && let Some(cursor) = l.next_cursor.take()
+    {
+        let more = lookup.list(&chosen, kind, prefix, *limit - l.items.len(), Some(&cursor))?;
+        l.items.extend(more.items);
+        l.next_cursor = more.next_cursor;
+    }
     if cli.json {
         print_json(&l)?;
     } else {

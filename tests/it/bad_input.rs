@@ -348,3 +348,102 @@ fn a_long_changelog_page_converts_in_seconds() {
     // few titles stay in reStructuredText.
     assert!(headings.len() > 250, "{}", headings.len());
 }
+
+/// A reader that stops early (`refgraph sparql ... | head -1`) ends the command quietly, as it
+/// ends other command-line tools, not with a panic about a broken pipe.
+#[test]
+fn a_closed_output_pipe_ends_a_command_without_a_panic() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    let data = tempfile::tempdir().unwrap();
+    let ingested = Command::new(env!("CARGO_BIN_EXE_refgraph"))
+        .arg("--data-dir")
+        .arg(data.path())
+        .arg("ingest")
+        .arg(sample("acme-storage-1.0.0"))
+        .args([
+            "--package",
+            "pkg:pypi/acme-storage",
+            "--version",
+            "1.0.0",
+            "--no-index",
+        ])
+        .output()
+        .unwrap();
+    assert!(ingested.status.success(), "{ingested:?}");
+    // Far more output than a pipe buffers (64 KiB): 10,000 rows of a cross product.
+    let digits = "VALUES ?d { 0 1 2 3 4 5 6 7 8 9 }";
+    let query = format!(
+        "SELECT ?a ?b ?c ?d WHERE {{ {} {} {} {digits} }}",
+        digits.replace("?d", "?a"),
+        digits.replace("?d", "?b"),
+        digits.replace("?d", "?c"),
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_refgraph"))
+        .arg("--data-dir")
+        .arg(data.path())
+        .args(["sparql", &query])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(!first.is_empty());
+    // The reader is gone; the command must notice and stop.
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // 128 + SIGPIPE, what a shell reports for `yes | head -1`.
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+}
+
+/// `refgraph list --limit N` gives N items past the engine's page of 1,000, not 1,000 and a
+/// hint to raise the limit it already raised.
+#[test]
+fn list_follows_pages_up_to_its_limit() {
+    use std::process::Command;
+    let src = tempfile::tempdir().unwrap();
+    let pkg = src.path().join("manyfuncs");
+    std::fs::create_dir_all(&pkg).unwrap();
+    let body: String = (0..1500)
+        .map(|i| format!("def f{i:04}(x):\n    return x\n\n"))
+        .collect();
+    std::fs::write(pkg.join("__init__.py"), body).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let refgraph = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_refgraph"))
+            .arg("--data-dir")
+            .arg(data.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    refgraph(&[
+        "ingest",
+        src.path().to_str().unwrap(),
+        "--package",
+        "pkg:pypi/manyfuncs",
+        "--version",
+        "1.0",
+        "--no-index",
+    ]);
+    let listed = refgraph(&["list", "manyfuncs", "--kind", "function", "--limit", "1400"]);
+    let names: Vec<&str> = listed.lines().filter(|l| l.contains(" function")).collect();
+    assert_eq!(names.len(), 1400, "{}", &listed[..200.min(listed.len())]);
+    assert!(
+        listed.ends_with("... 100 more (raise --limit)\n"),
+        "{}",
+        &listed[listed.len() - 200..]
+    );
+    let all = refgraph(&["list", "manyfuncs", "--kind", "function", "--limit", "2000"]);
+    assert_eq!(
+        all.lines().filter(|l| l.contains(" function")).count(),
+        1500
+    );
+    assert!(!all.contains("more (raise --limit)"));
+}
