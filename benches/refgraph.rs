@@ -27,6 +27,8 @@ mod openapi;
 mod scale;
 #[path = "refgraph/search.rs"]
 mod search;
+#[path = "refgraph/unseen.rs"]
+mod unseen;
 #[path = "refgraph/usage.rs"]
 mod usage;
 
@@ -237,7 +239,7 @@ impl Drop for Mcp {
 }
 
 fn main() {
-    // `cargo bench --bench refgraph [-- ingest|latency|npm|openapi|search|diff|http|scale|usage]` runs one part; nothing runs all.
+    // `cargo bench --bench refgraph [-- ingest|latency|npm|openapi|search|diff|http|scale|usage|unseen]` runs one part; nothing runs all.
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -271,6 +273,9 @@ fn main() {
     }
     if part("usage") {
         usage::usage_path_latency(&bin);
+    }
+    if part("unseen") {
+        unseen::unseen_packages(&bin);
     }
 }
 

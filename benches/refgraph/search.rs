@@ -46,7 +46,7 @@ const RUNS: usize = 3;
 const DRAWN: usize = 300;
 const MIN_CHUNKS: usize = 20_000;
 
-fn refgraph(bin: &Path, data: &Path, model: &Path) -> Command {
+pub(super) fn refgraph(bin: &Path, data: &Path, model: &Path) -> Command {
     let mut c = Command::new(bin);
     c.arg("--data-dir").arg(data).arg("--model-dir").arg(model);
     c
@@ -132,7 +132,9 @@ fn summary(latencies: &[f64]) -> (f64, f64) {
     (percentile(&v, 0.5), percentile(&v, 0.99))
 }
 
-fn hit(result: &Value, answers: &[Value]) -> bool {
+/// Whether one of the first five results links an answer (or a member of one); a question
+/// with no answers hits when nothing is returned.
+pub(super) fn hit(result: &Value, answers: &[Value]) -> bool {
     let results = result["structuredContent"]["results"]
         .as_array()
         .cloned()
