@@ -375,6 +375,23 @@ pub struct DeprecationOut {
     pub replacement: Option<String>,
 }
 
+impl DeprecationOut {
+    /// What follows the word "deprecated" in a text answer: ` since 2.0: use X instead`.
+    pub fn describe(&self) -> String {
+        let since = self
+            .since
+            .as_deref()
+            .map(|s| format!(" since {s}"))
+            .unwrap_or_default();
+        let message = self
+            .message
+            .as_deref()
+            .map(|m| format!(": {m}"))
+            .unwrap_or_default();
+        format!("{since}{message}")
+    }
+}
+
 /// Everything about one symbol in one release.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ApiDetail {

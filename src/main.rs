@@ -291,14 +291,19 @@ enum Command {
     },
     /// List the symbols of a release
     List {
+        /// Package URL (pkg:pypi/NAME, pkg:npm/NAME, pkg:generic/NAME) or bare name
         package: String,
+        /// The release to list; the newest indexed one when omitted
         #[arg(long)]
         version: Option<String>,
-        /// module, class, function, method, classmethod, staticmethod, property
+        /// module, class, function, method, classmethod, staticmethod, property; operation or
+        /// schema in an OpenAPI spec
         #[arg(long)]
         kind: Option<String>,
+        /// Only names that start with this (`click.Context.`, `repos/` for an OpenAPI tag)
         #[arg(long)]
         prefix: Option<String>,
+        /// How many symbols to print at most
         #[arg(long, default_value_t = 1000)]
         limit: usize,
     },
@@ -902,17 +907,7 @@ fn cmd_api(
             println!("  inherited from: {i}");
         }
         if let Some(dep) = &d.deprecation {
-            println!(
-                "  DEPRECATED{}{}",
-                dep.since
-                    .as_deref()
-                    .map(|s| format!(" since {s}"))
-                    .unwrap_or_default(),
-                dep.message
-                    .as_deref()
-                    .map(|m| format!(": {m}"))
-                    .unwrap_or_default()
-            );
+            println!("  DEPRECATED{}", dep.describe());
         }
         for p in &d.params {
             println!(

@@ -446,17 +446,7 @@ fn detail_text(d: &ApiDetail, release: &str) -> String {
         _ => {}
     }
     if let Some(dep) = &d.deprecation {
-        t.push_str(&format!(
-            "\ndeprecated{}{}",
-            dep.since
-                .as_deref()
-                .map(|s| format!(" since {s}"))
-                .unwrap_or_default(),
-            dep.message
-                .as_deref()
-                .map(|m| format!(": {m}"))
-                .unwrap_or_default()
-        ));
+        t.push_str(&format!("\ndeprecated{}", dep.describe()));
     }
     if let Some(i) = &d.inherited_from {
         t.push_str(&format!("\ninherited from {i}"));
