@@ -236,14 +236,20 @@ fn theirs(chunks_file: &Path, queries_file: &Path, model: &Path, chunks: usize) 
     (side(&v), side(&v["classic"]))
 }
 
-pub fn search_vs_python_rag(bin: &Path) {
-    let dir = cache().join("bench-search");
+/// A bench's folder in the cache, its data dir in it, and the model (installed if missing).
+pub(super) fn bench_dirs(bin: &Path, name: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = cache().join(name);
     std::fs::create_dir_all(&dir).unwrap();
     let model = std::env::var_os("REFGRAPH_MODEL_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| cache().join("model"));
     let data = dir.join("data");
     run(refgraph(bin, &data, &model).args(["model", "install"]));
+    (dir, data, model)
+}
+
+pub fn search_vs_python_rag(bin: &Path) {
+    let (dir, data, model) = bench_dirs(bin, "bench-search");
     corpus(bin, &data, &model);
 
     let out = refgraph(bin, &data, &model).arg("chunks").output().unwrap();

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::search::{hit, refgraph};
-use super::{Mcp, cache, run};
+use super::search::{bench_dirs, hit, refgraph};
+use super::{Mcp, run};
 
 const RELEASES: &[&str] = &[
     "pkg:pypi/httpx@0.27.2",
@@ -73,13 +73,7 @@ fn table(title: &str, rows: &BTreeMap<(String, String), (usize, usize)>) {
 }
 
 pub fn unseen_packages(bin: &Path) {
-    let dir = cache().join("bench-unseen");
-    std::fs::create_dir_all(&dir).unwrap();
-    let model = std::env::var_os("REFGRAPH_MODEL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| cache().join("model"));
-    let data = dir.join("data");
-    run(refgraph(bin, &data, &model).args(["model", "install"]));
+    let (_, data, model) = bench_dirs(bin, "bench-unseen");
     corpus(bin, &data, &model);
     let text = std::fs::read_to_string(
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/search_unseen.jsonl"),
