@@ -152,6 +152,9 @@ struct Part {
 /// How many releases' vectors stay loaded at least (`REFGRAPH_INDEX_RELEASES` overrides;
 /// raised to the widest search): about 12 MB per 8,000 chunks.
 const DEFAULT_LOADED_RELEASES: usize = 8;
+/// How far down the fused list (in multiples of the limit) operations are looked for before
+/// the OpenAPI schemas that ranked above them fill the remaining places.
+const SCHEMA_REACH: usize = 4;
 
 /// The index as of one commit: the releases it holds (from their markers) and, loaded on
 /// demand and bounded, the ranking data of recently searched releases.
@@ -888,8 +891,15 @@ impl TextIndex {
             .collect();
         let fused = self.fusion.fuse(&bm25, &trust, &vector, &names);
         let mut hits = Vec::new();
+        // OpenAPI schemas that ranked among the operations: what a search asks for is the
+        // operation to call, so they come after the operations found within the same reach.
+        let mut schemas = Vec::new();
+        let reach = req.limit.max(1) * SCHEMA_REACH;
         let mut rejected = 0;
-        for (i, score) in fused {
+        for (seen, (i, score)) in fused.into_iter().enumerate() {
+            if seen >= reach && !schemas.is_empty() {
+                break;
+            }
             let rank = |list: &[usize]| list.iter().position(|&x| x == i).map(|p| p + 1);
             let ranks = HitRanks {
                 bm25_rank: rank(&bm25),
@@ -902,18 +912,31 @@ impl TextIndex {
                 rejected += 1;
                 continue;
             }
-            hits.push(SearchHit {
+            let hit = SearchHit {
                 chunk: self.chunk_at(&snap.searcher, ids[i])?,
                 score,
                 bm25_rank: ranks.bm25_rank,
                 vector_rank: ranks.vector_rank,
                 name_rank: ranks.name_rank,
                 cosine: ranks.cosine,
-            });
+            };
+            if &*hit.chunk.language == "openapi"
+                && hit
+                    .chunk
+                    .entities
+                    .first()
+                    .is_some_and(|e| e.kind == "schema")
+            {
+                schemas.push(hit);
+                continue;
+            }
+            hits.push(hit);
             if hits.len() >= req.limit.max(1) {
                 break;
             }
         }
+        let room = req.limit.max(1).saturating_sub(hits.len());
+        hits.extend(schemas.into_iter().take(room));
         Ok(SearchOutcome {
             nothing_relevant: hits.is_empty() && rejected > 0,
             hits,

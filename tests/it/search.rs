@@ -317,6 +317,60 @@ fn openapi_operations_are_searchable_by_summary() {
     assert_eq!(s.results[0].content_type, "api_reference");
 }
 
+/// In an OpenAPI spec the question is which operation to call: a schema that matches the
+/// words better (its name is the query) comes after the operations found, not before.
+#[test]
+fn openapi_operations_come_before_the_schemas_they_outrank() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("widgets.yaml");
+    std::fs::write(
+        &spec,
+        r#"openapi: 3.0.3
+info: {title: Widgets, version: 1.0.0}
+paths:
+  /widgets/{id}:
+    delete:
+      operationId: removeGadget
+      summary: Remove one item from the shop
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses:
+        "204": {description: removed}
+components:
+  schemas:
+    Widget:
+      description: A widget. Widgets are what the shop sells; a widget has a name and a price.
+      type: object
+      properties:
+        name: {type: string}
+        price: {type: number}
+"#,
+    )
+    .unwrap();
+    let store = Store::in_memory();
+    let id = PackageId::new(refgraph::model::Ecosystem::Generic, "widgets");
+    try_ingest(&store, &spec, &id, "1.0.0").unwrap();
+    let index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
+    let e = Engine::new(store).with_index(Arc::new(index), None);
+    e.sync_index(false, &|_, _, _| {}).unwrap();
+    for query in ["widget", "widgets the shop sells"] {
+        let (s, _) = e
+            .docs()
+            .search_docs(&DocQuery {
+                query: query.into(),
+                package: Some("widgets".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        let kinds: Vec<&str> = s
+            .results
+            .iter()
+            .map(|h| h.entities[0].kind.as_str())
+            .collect();
+        assert_eq!(kinds, ["operation", "schema"], "{query}: {:#?}", s.results);
+    }
+}
+
 #[tokio::test]
 async fn search_docs_and_get_page_over_mcp() {
     use crate::mcp::{call, text_of};
