@@ -1013,8 +1013,9 @@ fn cmd_list(
         && let Some(cursor) = l.next_cursor.take()
     {
         let more = lookup.list(&chosen, kind, prefix, *limit - l.items.len(), Some(&cursor))?;
+        // A page without items ends the listing, whatever cursor it carries.
+        l.next_cursor = more.next_cursor.filter(|_| !more.items.is_empty());
         l.items.extend(more.items);
-        l.next_cursor = more.next_cursor;
     }
     if cli.json {
         print_json(&l)?;
