@@ -890,6 +890,24 @@ fn is_python_class(symbol: &str, facts: &BTreeMap<String, Vec<String>>) -> bool 
             .is_some_and(|types| types.iter().any(|t| kind_name(t) == "class"))
 }
 
+/// One row of `queries/releases.rq` as a release; `None` when a required field is missing.
+fn release_info(r: &QuerySolution, ecosystem: Ecosystem) -> Option<ReleaseInfo> {
+    let facts_version = get_int(r, "facts").unwrap_or(0);
+    Some(ReleaseInfo {
+        stale: facts_version != crate::lower::facts_version(ecosystem),
+        facts_version,
+        package: get_str(r, "package")?,
+        ecosystem,
+        name: get_str(r, "name")?,
+        version: get_str(r, "version")?,
+        release: get_str(r, "release")?,
+        symbols: get_int(r, "symbols").unwrap_or(0),
+        ingested_at: get_str(r, "ingested").unwrap_or_default(),
+        source: get_str(r, "source").unwrap_or_default(),
+        docs_added_at: get_str(r, "docs_added"),
+    })
+}
+
 impl Engine {
     pub fn new(store: Store) -> Self {
         Engine {
@@ -985,38 +1003,21 @@ impl Engine {
 
     fn load_releases(&self) -> Result<Vec<ReleaseInfo>, StoreError> {
         let rows = self.store.select(&queries::releases, &[])?;
-        // A package type this refgraph does not know was written by another version: say so
-        // rather than answer as if those releases were not there.
-        if let Some((release, ecosystem)) = rows.iter().find_map(|r| {
-            let e = get_str(r, "ecosystem")?;
-            e.parse::<Ecosystem>()
-                .is_err()
-                .then(|| (get_str(r, "release").unwrap_or_default(), e))
-        }) {
-            return Err(StoreError::Unreadable(format!(
-                "release {release} is of package type '{ecosystem}'"
-            )));
+        let mut out = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let Some(ecosystem) = get_str(r, "ecosystem") else {
+                continue;
+            };
+            // A package type this refgraph does not know was written by another version: say
+            // so rather than answer as if those releases were not there.
+            let Ok(ecosystem) = ecosystem.parse::<Ecosystem>() else {
+                return Err(StoreError::Unreadable(format!(
+                    "release {} is of package type '{ecosystem}'",
+                    get_str(r, "release").unwrap_or_default()
+                )));
+            };
+            out.extend(release_info(r, ecosystem));
         }
-        let mut out: Vec<ReleaseInfo> = rows
-            .iter()
-            .filter_map(|r| {
-                let facts_version = get_int(r, "facts").unwrap_or(0);
-                let ecosystem: Ecosystem = get_str(r, "ecosystem")?.parse().ok()?;
-                Some(ReleaseInfo {
-                    stale: facts_version != crate::lower::facts_version(ecosystem),
-                    facts_version,
-                    package: get_str(r, "package")?,
-                    ecosystem,
-                    name: get_str(r, "name")?,
-                    version: get_str(r, "version")?,
-                    release: get_str(r, "release")?,
-                    symbols: get_int(r, "symbols").unwrap_or(0),
-                    ingested_at: get_str(r, "ingested").unwrap_or_default(),
-                    source: get_str(r, "source").unwrap_or_default(),
-                    docs_added_at: get_str(r, "docs_added"),
-                })
-            })
-            .collect();
         out.sort_by(|a, b| {
             a.package.cmp(&b.package).then_with(|| {
                 version_key(a.ecosystem, &a.version).cmp(&version_key(b.ecosystem, &b.version))

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::{Engine, ErrorKind, Failure, ReleaseError, ReleaseInfo};
 use crate::index::{self, Chunk, ContentType, EntityRef, Mode, SearchRequest};
+use crate::model::Ecosystem;
 use crate::store::StoreError;
 
 /// Why concept search, a page, or the index upkeep failed.
@@ -275,10 +276,11 @@ impl DocsService<'_> {
         };
         let language = q.language.as_deref().filter(|l| !l.is_empty());
         if let Some(l) = language
-            && !["python", "javascript", "openapi"].contains(&l)
+            && !Ecosystem::ALL.iter().any(|e| e.language() == l)
         {
             return Err(DocsError::BadArgument(format!(
-                "language '{l}' is not one of: python, javascript, openapi"
+                "language '{l}' is not one of: {}",
+                Ecosystem::ALL.map(Ecosystem::language).join(", ")
             )));
         }
         let (releases, line) = self.search_scope(q.package.as_deref(), q.version.as_deref())?;

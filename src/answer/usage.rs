@@ -862,12 +862,6 @@ pub enum UsageError {
     Store(#[from] StoreError),
 }
 
-impl From<super::ReleaseError> for UsageError {
-    fn from(e: super::ReleaseError) -> Self {
-        UsageError::Lookup(e.into())
-    }
-}
-
 impl Failure for UsageError {
     fn kind(&self) -> ErrorKind {
         match self {

@@ -11,6 +11,7 @@ use oxigraph::model::NamedNode;
 use serde::{Deserialize, Serialize};
 
 use crate::lower::{kind_name, name_rows};
+use crate::model::Ecosystem;
 use crate::queries;
 use crate::store::{ReleaseInfo, get_str};
 use crate::store::{Store, StoreError};
@@ -221,10 +222,11 @@ pub fn entity_chunks(
 ) -> Result<Vec<Chunk>, StoreError> {
     let release = NamedNode::new_unchecked(rel.release.clone());
     let rows = store.select(&queries::doc_chunks, &[("release", release.into())])?;
+    let openapi = rel.ecosystem == Ecosystem::Generic;
     let language = rel.ecosystem.language();
     // An OpenAPI schema's chunk lists its properties, which get no chunks of their own.
     let mut properties: HashMap<String, Vec<String>> = HashMap::new();
-    if language == "openapi" {
+    if openapi {
         for row in &rows {
             if let (Some(parent), Some(qname)) = (get_str(row, "parent"), get_str(row, "qname")) {
                 properties
@@ -275,7 +277,7 @@ pub fn entity_chunks(
         // the properties of an OpenAPI schema are answers to no question on their own: their
         // schema's chunk names them.
         if short_name(&qname).starts_with('_')
-            || (language == "openapi" && !matches!(kind.as_str(), "operation" | "schema"))
+            || (openapi && !matches!(kind.as_str(), "operation" | "schema"))
         {
             continue;
         }
@@ -285,11 +287,7 @@ pub fn entity_chunks(
         let line = get_str(&row, "line").unwrap_or_default();
         let mut text = String::new();
         if let Some(sig) = &signature {
-            let fence = if language == "openapi" {
-                "http"
-            } else {
-                language
-            };
+            let fence = if openapi { "http" } else { language };
             text.push_str(&format!("```{fence}\n{sig}\n```\n\n"));
         }
         text.push_str(doc.trim());
@@ -349,7 +347,7 @@ pub fn entity_chunks(
                     qualified_name: qname,
                     kind,
                 },
-                if language == "openapi" { "" } else { &doc },
+                if openapi { "" } else { &doc },
             ),
             last_updated: rel.ingested_at.clone(),
             embed_text,
