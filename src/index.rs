@@ -893,6 +893,9 @@ impl TextIndex {
         let mut hits = Vec::new();
         // OpenAPI schemas that ranked among the operations: what a search asks for is the
         // operation to call, so they come after the operations found within the same reach.
+        // Only in a search of one release: across packages, a schema moved down would pass
+        // below other packages' weaker hits, and the list would no longer follow the scores.
+        let defer_schemas = req.releases.len() == 1;
         let mut schemas = Vec::new();
         let reach = req.limit.max(1) * SCHEMA_REACH;
         let mut rejected = 0;
@@ -920,7 +923,8 @@ impl TextIndex {
                 name_rank: ranks.name_rank,
                 cosine: ranks.cosine,
             };
-            if &*hit.chunk.language == "openapi"
+            if defer_schemas
+                && &*hit.chunk.language == "openapi"
                 && hit
                     .chunk
                     .entities

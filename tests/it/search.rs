@@ -369,6 +369,30 @@ components:
             .collect();
         assert_eq!(kinds, ["operation", "schema"], "{query}: {:#?}", s.results);
     }
+    // Searched across packages, the schema is not moved below another package's weaker hits:
+    // the list follows the fused scores.
+    let gizmos = PackageId::new(refgraph::model::Ecosystem::Generic, "gizmos");
+    try_ingest(e.store(), &spec, &gizmos, "1.0.0").unwrap();
+    e.sync_index(false, &|_, _, _| {}).unwrap();
+    let (s, _) = e
+        .docs()
+        .search_docs(&DocQuery {
+            query: "widget".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(s.releases.len(), 2, "{:?}", s.releases);
+    let kinds: Vec<&str> = s
+        .results
+        .iter()
+        .map(|h| h.entities[0].kind.as_str())
+        .collect();
+    assert_eq!(kinds[0], "schema", "{:#?}", s.results);
+    assert!(
+        s.results.windows(2).all(|w| w[0].score >= w[1].score),
+        "not in score order: {:#?}",
+        s.results
+    );
 }
 
 #[tokio::test]
