@@ -175,10 +175,11 @@ pub fn summary_of(doc: &str) -> String {
 /// - PyPI 6: a `warnings.warn(..., DeprecationWarning)` that only some calls reach (under an
 ///   `if`, in an `except`) no longer deprecates its function, class or module: it deprecates
 ///   an argument or a way of calling (httpx 0.27's `Client`, for its `proxies` argument).
+/// - PyPI 7: nor does one in a loop, a comprehension or a lambda.
 pub fn facts_version(ecosystem: Ecosystem) -> i64 {
     match ecosystem {
         Ecosystem::Npm => 4,
-        Ecosystem::Pypi => 6,
+        Ecosystem::Pypi => 7,
         Ecosystem::Generic => 2,
     }
 }

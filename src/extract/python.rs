@@ -3021,19 +3021,32 @@ fn collect_deprecation_warnings(query: &Query, root: Node, src: &[u8], syntax: &
 }
 
 /// Whether `node` runs only on some paths through its function (or module): under an `if`,
-/// `elif`, `else`, `except`, `case`, a conditional expression or a short-circuit operand.
+/// `elif`, `else`, `except`, `case`, a conditional expression or a short-circuit operand, in a
+/// loop or comprehension (it runs once per item, perhaps never), or in a lambda (it runs when
+/// the lambda is called, if ever).
+///
+/// The price: a warning guarded to fire once (`if not _warned: warn(...)`) deprecates every
+/// call, yet is read as conditional. A false "deprecated" on a callable that is not is the
+/// worse mistake, so such a warning is dropped rather than guessed at.
 fn is_conditional(node: Node) -> bool {
     let mut cur = node.parent();
     while let Some(n) = cur {
         match n.kind() {
-            "function_definition" | "class_definition" | "lambda" => return false,
+            "function_definition" | "class_definition" => return false,
             "if_statement"
             | "elif_clause"
             | "else_clause"
             | "except_clause"
             | "case_clause"
             | "conditional_expression"
-            | "boolean_operator" => return true,
+            | "boolean_operator"
+            | "for_statement"
+            | "while_statement"
+            | "list_comprehension"
+            | "set_comprehension"
+            | "dictionary_comprehension"
+            | "generator_expression"
+            | "lambda" => return true,
             _ => {}
         }
         cur = n.parent();
@@ -3170,6 +3183,17 @@ class C:
             return x.read()
         except AttributeError:
             warnings.warn("passing a path is deprecated", DeprecationWarning)
+    def later(self, x):
+        # Runs when the callback is called, if ever.
+        if x:
+            cb = lambda: warnings.warn("x is deprecated", DeprecationWarning)
+        return lambda: warnings.warn("y is deprecated", DeprecationWarning)
+    def each(self, **kwargs):
+        for key in kwargs.keys() & {"old"}:
+            warnings.warn(f"{key} is deprecated", DeprecationWarning)
+        [warnings.warn("z", DeprecationWarning) for k in kwargs if k == "z"]
+        while kwargs.pop("w", None):
+            warnings.warn("w is deprecated", DeprecationWarning)
 "#,
         );
         let c = &m.defs[0];
@@ -3179,6 +3203,12 @@ class C:
             "a deprecated argument is not a deprecated class"
         );
         assert_eq!(by("fetch").deprecation, None);
+        assert_eq!(
+            by("later").deprecation,
+            None,
+            "a lambda may never be called"
+        );
+        assert_eq!(by("each").deprecation, None, "a loop may run for no item");
         let d = by("old").deprecation.clone().unwrap();
         assert_eq!(d.replacement.as_deref(), Some("C.new"));
         assert_eq!(d.source, "warning");
