@@ -1269,17 +1269,19 @@ fn cmd_chunks(data: &Path, package: &Option<String>, version: &Option<String>) -
         for c in refgraph::index::chunks::release_chunks(engine.store(), r)? {
             let line = serde_json::to_string(&c)?;
             if let Err(e) = writeln!(out, "{line}") {
-                // `refgraph chunks | head` is a normal way to look.
+                // `refgraph chunks | head` is a normal way to look: quiet, and the exit
+                // status a shell gives any command stopped by a closed pipe, as elsewhere.
                 if e.kind() == std::io::ErrorKind::BrokenPipe {
-                    return Ok(exit::OK);
+                    return Ok(exit::CLOSED_PIPE);
                 }
                 return Err(e.into());
             }
         }
     }
     match out.flush() {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(exit::OK),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(exit::CLOSED_PIPE),
+        Err(e) => Err(e.into()),
+        Ok(()) => Ok(exit::OK),
     }
 }
 

@@ -398,6 +398,21 @@ fn a_closed_output_pipe_ends_a_command_without_a_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     // 128 + SIGPIPE, what a shell reports for `yes | head -1`.
     assert_eq!(out.status.code(), Some(141), "{stderr}");
+    // `chunks` writes through its own buffer: the same status when its reader is gone (here
+    // before it writes at all; opening the store takes far longer than closing a pipe).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_refgraph"))
+        .arg("--data-dir")
+        .arg(data.path())
+        .arg("chunks")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(141), "chunks: {stderr}");
 }
 
 /// `refgraph list --limit N` gives N items past the engine's page of 1,000, not 1,000 and a
