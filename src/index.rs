@@ -10,6 +10,7 @@
 pub mod chunks;
 pub mod embed;
 mod fusion;
+pub mod glossary;
 pub mod synonyms;
 mod tokenizer;
 
@@ -181,6 +182,9 @@ pub struct SearchRequest {
     pub limit: usize,
     /// Extra terms from the package's synonyms table, matched like words of the query.
     pub expansions: Vec<String>,
+    /// Weaker words standing for a word of the query: `(word, its alternatives)`, from the
+    /// thesaurus and the glossary (see [`fusion::QueryTerms::alternatives`]).
+    pub alternatives: Vec<(String, Vec<String>)>,
 }
 
 /// One ranked chunk.
@@ -235,6 +239,7 @@ pub struct TextIndex {
     loaded_releases: std::sync::atomic::AtomicUsize,
     model_dir: Option<PathBuf>,
     embedder: OnceLock<Option<Arc<Embedder>>>,
+    glossary: OnceLock<glossary::Glossary>,
     pub fusion: FusionConfig,
     query_vectors: Mutex<lru::LruCache<String, Arc<Vec<f32>>>>,
     /// Recent results by request, valid for one index generation (a commit invalidates them).
@@ -328,6 +333,7 @@ impl TextIndex {
             ),
             model_dir,
             embedder: OnceLock::new(),
+            glossary: OnceLock::new(),
             fusion: FusionConfig::default(),
             query_vectors: Mutex::new(lru::LruCache::new(
                 std::num::NonZeroUsize::new(256).expect("nonzero"),
@@ -340,6 +346,21 @@ impl TextIndex {
 
     fn err(&self, e: tantivy::TantivyError) -> IndexError {
         IndexError::Tantivy(self.dir.clone().unwrap_or_default(), e)
+    }
+
+    /// The Chinese-English glossary, read from the model directory at first use (empty when
+    /// `refgraph model install` has not derived it).
+    pub fn glossary(&self) -> &glossary::Glossary {
+        self.glossary.get_or_init(|| {
+            let dir = embed::model_dir(self.model_dir.as_deref());
+            let g = glossary::Glossary::load(dir.as_deref());
+            if g.is_empty() {
+                tracing::warn!(
+                    "no Chinese-English glossary in the model directory: run `refgraph model install`"
+                );
+            }
+            g
+        })
     }
 
     /// The embedding model, loaded at first use. Without one, says so once and returns None.
@@ -803,7 +824,7 @@ impl TextIndex {
     ) -> Result<SearchOutcome, IndexError> {
         let snap = self.snapshot()?;
         let depth = self.fusion.candidates;
-        let terms = fusion::query_terms(&req.query, &req.expansions);
+        let terms = fusion::query_terms(&req.query, &req.expansions, &req.alternatives);
         // One numbering for the chunks any ranking returns.
         let mut ids: Vec<DocAddress> = Vec::new();
         let mut numbers: HashMap<DocAddress, usize> = HashMap::new();
@@ -817,7 +838,7 @@ impl TextIndex {
         let bm25_addresses: Vec<DocAddress> = if mode == Mode::VectorOnly {
             Vec::new()
         } else {
-            self.bm25(&snap, &terms.stemmed, req, depth)?
+            self.bm25(&snap, &terms, req, depth)?
         };
         let bm25: Vec<usize> = bm25_addresses.iter().map(|a| number(*a)).collect();
         let mut cosines: HashMap<usize, f32> = HashMap::new();
@@ -884,7 +905,7 @@ impl TextIndex {
             Vec::new()
         };
         // Each BM25 hit's share of the query's words: its trust in fusion, then its relevance.
-        let covered = self.coverage(&snap, &bm25_addresses, &terms.stemmed)?;
+        let covered = self.coverage(&snap, &bm25_addresses, &terms)?;
         let trust: Vec<f32> = covered
             .iter()
             .map(|c| c.powf(self.fusion.trust_power))
@@ -954,13 +975,20 @@ impl TextIndex {
         &self,
         snap: &Snapshot,
         hits: &[DocAddress],
-        stemmed: &[String],
+        terms: &fusion::QueryTerms,
     ) -> Result<Vec<f32>, IndexError> {
+        let stemmed = &terms.stemmed;
         if stemmed.is_empty() || hits.is_empty() {
             return Ok(vec![0.0; hits.len()]);
         }
         let f = &self.fields;
-        let mut found = vec![0usize; hits.len()];
+        // Which query words each hit holds, itself or through one of its alternatives.
+        let mut holds = vec![vec![false; stemmed.len()]; hits.len()];
+        let words = stemmed
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t, i))
+            .chain(terms.alternatives.iter().map(|(t, i)| (t, *i)));
         let segments = snap.searcher.segment_readers();
         let mut by_segment: HashMap<u32, Vec<(tantivy::DocId, usize)>> = HashMap::new();
         for (k, a) in hits.iter().enumerate() {
@@ -980,7 +1008,7 @@ impl TextIndex {
                     segment.inverted_index(field).map_err(|e| self.err(e))?,
                 ));
             }
-            for t in stemmed {
+            for (t, word) in words.clone() {
                 let mut has = vec![false; docs.len()];
                 for (field, inverted) in &fields {
                     let Some(mut postings) = inverted
@@ -1001,13 +1029,13 @@ impl TextIndex {
                     }
                 }
                 for (j, &(_, k)) in docs.iter().enumerate() {
-                    found[k] += usize::from(has[j]);
+                    holds[k][word] |= has[j];
                 }
             }
         }
-        Ok(found
+        Ok(holds
             .into_iter()
-            .map(|n| n as f32 / stemmed.len() as f32)
+            .map(|h| h.iter().filter(|&&x| x).count() as f32 / stemmed.len() as f32)
             .collect())
     }
 
@@ -1125,16 +1153,22 @@ impl TextIndex {
     fn bm25(
         &self,
         snap: &Snapshot,
-        stemmed: &[String],
+        terms: &fusion::QueryTerms,
         req: &SearchRequest,
         depth: usize,
     ) -> Result<Vec<DocAddress>, IndexError> {
-        if stemmed.is_empty() {
+        if terms.stemmed.is_empty() {
             return Ok(Vec::new());
         }
         let f = &self.fields;
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for t in stemmed {
+        let weighted = terms.stemmed.iter().map(|t| (t, 1.0)).chain(
+            terms
+                .alternatives
+                .iter()
+                .map(|(t, _)| (t, fusion::ALTERNATIVE_WEIGHT)),
+        );
+        for (t, weight) in weighted {
             for (field, boost) in [
                 (f.title, 2.0),
                 (f.names, 2.0),
@@ -1145,7 +1179,10 @@ impl TextIndex {
                     Term::from_field_text(field, t),
                     IndexRecordOption::WithFreqs,
                 );
-                should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+                should.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(q), boost * weight)),
+                ));
             }
         }
         let mut must: Vec<(Occur, Box<dyn Query>)> =
@@ -1349,19 +1386,19 @@ mod tests {
             )
             .unwrap();
         let snap = index.snapshot().unwrap();
-        let terms = fusion::query_terms("retry failed upload", &[]);
+        let terms = fusion::query_terms("retry failed upload", &[], &[]);
         let req = SearchRequest {
             query: "retry failed upload".into(),
             limit: 10,
             ..Default::default()
         };
         let addresses: Vec<DocAddress> = index
-            .bm25(&snap, &terms.stemmed, &req, 10)
+            .bm25(&snap, &terms, &req, 10)
             .unwrap()
             .into_iter()
             .rev()
             .collect();
-        let covered = index.coverage(&snap, &addresses, &terms.stemmed).unwrap();
+        let covered = index.coverage(&snap, &addresses, &terms).unwrap();
         let ids: Vec<String> = addresses
             .iter()
             .map(|a| index.chunk_at(&snap.searcher, *a).unwrap().id)
@@ -1376,8 +1413,23 @@ mod tests {
         assert_eq!(by_id.get("pkg:pypi/x@2#retry"), Some(&0.0), "{by_id:?}");
         assert!(!by_id.contains_key("pkg:pypi/x@1#b"));
         assert_eq!(
-            index.coverage(&snap, &[], &terms.stemmed).unwrap(),
+            index.coverage(&snap, &[], &terms).unwrap(),
             Vec::<f32>::new()
         );
+        // An alternative stands for its query word: "resume" covers "retry"; one for a word
+        // the query does not have ("lost") is dropped.
+        let alternatives = vec![
+            ("retry".to_string(), vec!["resume".to_string()]),
+            ("lost".to_string(), vec!["download".to_string()]),
+        ];
+        let terms = fusion::query_terms("retry failed upload", &[], &alternatives);
+        assert_eq!(terms.alternatives, [("resum".to_string(), 0)]);
+        let addresses = index.bm25(&snap, &terms, &req, 10).unwrap();
+        let covered = index.coverage(&snap, &addresses, &terms).unwrap();
+        let at = addresses
+            .iter()
+            .position(|a| index.chunk_at(&snap.searcher, *a).unwrap().id == "pkg:pypi/x@2#retry")
+            .expect("found through the alternative");
+        assert!((covered[at] - 1.0 / 3.0).abs() < 1e-6, "{covered:?}");
     }
 }

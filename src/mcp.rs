@@ -859,9 +859,13 @@ impl RefgraphServer {
         let out = self.blocking(move |e| e.docs().search_docs(&q)).await?;
         match out {
             Ok((s, line)) => {
+                let asked = match &s.searched_as {
+                    Some(english) => format!("{:?} (searched as {english:?})", s.query),
+                    None => format!("{:?}", s.query),
+                };
                 let mut text = match &s.note {
-                    Some(n) => format!("{} results for {:?}; {n}", s.results.len(), s.query),
-                    None => format!("{} results for {:?}", s.results.len(), s.query),
+                    Some(n) => format!("{} results for {asked}; {n}", s.results.len()),
+                    None => format!("{} results for {asked}", s.results.len()),
                 };
                 for (i, h) in s.results.iter().enumerate() {
                     let names: Vec<&str> = h

@@ -72,6 +72,9 @@ pub struct DocHit {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DocSearch {
     pub query: String,
+    /// The query as searched, when it was put into English first (a question in Chinese).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub searched_as: Option<String>,
     /// The releases searched, `package@version`.
     pub releases: Vec<String>,
     pub results: Vec<DocHit>,
@@ -288,13 +291,29 @@ impl DocsService<'_> {
             .iter()
             .flat_map(|r| self.e.synonyms.expansions(&r.package, &q.query))
             .collect();
+        // A question in Chinese is searched in English (the model and most docs read
+        // English), word by word through the glossary; the English is shown with the result.
+        let translation = if q.query.chars().any(crate::index::glossary::is_han) {
+            index.glossary().translate(&q.query)
+        } else {
+            None
+        };
+        let query = match &translation {
+            Some(t) if !t.english.trim().is_empty() => t.english.clone(),
+            _ => q.query.clone(),
+        };
+        let mut alternatives = crate::index::glossary::thesaurus_alternatives(&query);
+        if let Some(t) = &translation {
+            alternatives.extend(t.alternatives.iter().cloned());
+        }
         let req = SearchRequest {
-            query: q.query.clone(),
+            query: query.clone(),
             releases: releases.iter().map(|r| r.release.clone()).collect(),
             language: language.map(str::to_string),
             content_type,
             limit: q.limit.unwrap_or(5).clamp(1, 50),
             expansions,
+            alternatives,
         };
         let outcome = index.search(&req, mode)?;
         // Releases stored but absent from the index (ingested with --no-index, or the index
@@ -306,6 +325,15 @@ impl DocsService<'_> {
             }
         }
         let mut notes: Vec<String> = Vec::new();
+        if let Some(t) = &translation
+            && !t.unknown.is_empty()
+        {
+            notes.push(if index.glossary().is_empty() {
+                "a question in Chinese is searched in English through a glossary, and none is installed: run `refgraph model install`".to_string()
+            } else {
+                format!("no English found for {}", t.unknown.join(", "))
+            });
+        }
         if !behind.is_empty() {
             notes.push(format!(
                 "the text index is behind the store for {}: run `refgraph reindex` (`refgraph serve` also catches up when it starts)",
@@ -323,6 +351,7 @@ impl DocsService<'_> {
         let note = (!notes.is_empty()).then(|| notes.join("; "));
         let search = DocSearch {
             query: q.query.clone(),
+            searched_as: translation.map(|_| query),
             releases: releases
                 .iter()
                 .map(|r| format!("{}@{}", r.package, r.version))

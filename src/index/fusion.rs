@@ -83,7 +83,14 @@ pub(crate) struct QueryTerms {
     /// Identifiers of the query, lower-cased, for the name ranking: words shaped like code
     /// (`upload_file`, `getObject`, `a.b`), or every word of a query of one or two words.
     pub names: Vec<String>,
+    /// Weaker words that stand for a query word (another sense of a translated word, the long
+    /// form of an abbreviation): `(stemmed word, index in stemmed)`. A chunk holding one covers
+    /// that query word; BM25 counts it at [`ALTERNATIVE_WEIGHT`].
+    pub alternatives: Vec<(String, usize)>,
 }
+
+/// How much an alternative word counts in BM25, against a word of the query.
+pub(crate) const ALTERNATIVE_WEIGHT: f32 = 0.5;
 
 /// Words that carry no topic in a question ("how do I ..."): dropped from queries, kept in
 /// the index.
@@ -121,9 +128,31 @@ pub(crate) fn analyze(text: &str, analyzer: &mut TextAnalyzer) -> Vec<String> {
     out
 }
 
-pub(crate) fn query_terms(query: &str, expansions: &[String]) -> QueryTerms {
+pub(crate) fn query_terms(
+    query: &str,
+    expansions: &[String],
+    alternatives: &[(String, Vec<String>)],
+) -> QueryTerms {
     let mut analyzer = query_analyzer();
     let mut stemmed = analyze(query, &mut analyzer);
+    let mut alts: Vec<(String, usize)> = Vec::new();
+    for (word, others) in alternatives {
+        // Attached to the word's first content word; a word the query lost to stop words
+        // takes none.
+        let Some(at) = analyze(word, &mut analyzer)
+            .first()
+            .and_then(|w| stemmed.iter().position(|s| s == w))
+        else {
+            continue;
+        };
+        for o in others {
+            for t in analyze(o, &mut analyzer) {
+                if !stemmed.contains(&t) && !alts.iter().any(|(a, _)| *a == t) {
+                    alts.push((t, at));
+                }
+            }
+        }
+    }
     for e in expansions {
         for t in analyze(e, &mut analyzer) {
             if !stemmed.contains(&t) {
@@ -150,7 +179,11 @@ pub(crate) fn query_terms(query: &str, expansions: &[String]) -> QueryTerms {
             names.push(w.to_lowercase());
         }
     }
-    QueryTerms { stemmed, names }
+    QueryTerms {
+        stemmed,
+        names,
+        alternatives: alts,
+    }
 }
 
 /// The name-ranking keys of an entity, as indexed in the `name_keys` field: its whole
@@ -272,11 +305,11 @@ mod tests {
 
     #[test]
     fn names_come_from_identifiers_or_short_queries() {
-        let t = query_terms("how do I call upload_file on getObject results", &[]);
+        let t = query_terms("how do I call upload_file on getObject results", &[], &[]);
         assert_eq!(t.names, ["upload_file", "getobject"]);
-        assert_eq!(query_terms("confirm", &[]).names, ["confirm"]);
+        assert_eq!(query_terms("confirm", &[], &[]).names, ["confirm"]);
         assert!(
-            query_terms("open a web page in the browser", &[])
+            query_terms("open a web page in the browser", &[], &[])
                 .names
                 .is_empty()
         );
@@ -284,7 +317,7 @@ mod tests {
 
     #[test]
     fn query_terms_drop_stop_words_and_keep_identifiers() {
-        let t = query_terms("How do I retry a failed upload_file?", &[]);
+        let t = query_terms("How do I retry a failed upload_file?", &[], &[]);
         assert!(t.stemmed.contains(&"retri".to_string()), "{:?}", t.stemmed);
         assert!(
             !t.stemmed

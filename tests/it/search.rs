@@ -292,6 +292,63 @@ fn the_index_rebuilds_from_the_store_and_reingest_replaces_chunks() {
     );
 }
 
+/// A question in Chinese is searched in English, word by word through the glossary that
+/// `refgraph model install` derives from CC-CEDICT; the result says what was searched.
+#[test]
+fn chinese_questions_are_searched_in_english() {
+    let dir = model();
+    assert!(
+        dir.join(refgraph::index::glossary::FILE).is_file(),
+        "no glossary in {}: run `refgraph model install` (scripts/test does)",
+        dir.display()
+    );
+    let e = indexed(true, None);
+    for (query, english, want) in [
+        (
+            "删除对象",
+            "delete object",
+            "acme_storage.StorageClient.delete_object",
+        ),
+        (
+            "如何列出所有的桶？",
+            "list bucket",
+            "acme_storage.StorageClient.list_buckets",
+        ),
+        (
+            "从环境变量创建客户端",
+            "environment variable create client",
+            "acme_storage.StorageClient.from_env",
+        ),
+    ] {
+        let (s, _) = e.docs().search_docs(&q(query, Some("2.0.0"))).unwrap();
+        assert_eq!(s.searched_as.as_deref(), Some(english), "{query}");
+        let top: Vec<&str> = s
+            .results
+            .iter()
+            .take(3)
+            .flat_map(|h| h.entities.iter().map(|x| x.qualified_name.as_str()))
+            .collect();
+        assert!(top.contains(&want), "{query}: {top:?}");
+    }
+    // English is searched as it is.
+    let (s, _) = e
+        .docs()
+        .search_docs(&q("delete an object", Some("2.0.0")))
+        .unwrap();
+    assert_eq!(s.searched_as, None);
+    // Without a glossary the answer says how to get one, rather than searching Chinese
+    // characters no document holds.
+    let e = indexed(false, None);
+    let (s, _) = e.docs().search_docs(&q("删除对象", Some("2.0.0"))).unwrap();
+    assert!(
+        s.note
+            .as_deref()
+            .is_some_and(|n| n.contains("refgraph model install") && n.contains("glossary")),
+        "{:?}",
+        s.note
+    );
+}
+
 #[test]
 fn openapi_operations_are_searchable_by_summary() {
     let store = Store::in_memory();
