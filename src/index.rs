@@ -911,7 +911,7 @@ impl TextIndex {
             .map(|c| c.powf(self.fusion.trust_power))
             .collect();
         let fused = self.fusion.fuse(&bm25, &trust, &vector, &names);
-        let mut hits = Vec::new();
+        let mut hits: Vec<SearchHit> = Vec::new();
         // OpenAPI schemas that ranked among the operations: what a search asks for is the
         // operation to call, so they come after the operations found within the same reach.
         // Only in a search of one release: across packages, a schema moved down would pass
@@ -953,6 +953,26 @@ impl TextIndex {
                     .is_some_and(|e| e.kind == "schema")
             {
                 schemas.push(hit);
+                continue;
+            }
+            // A synchronous and an asynchronous twin (`Client.get`, `AsyncClient.get`) are one
+            // answer: the later one joins the earlier hit's entities and leaves its place to
+            // the next result. So does a second chunk of the same symbol.
+            if let Some(key) = twin_of(&hit)
+                && let Some(first) = hits.iter_mut().find(|h| {
+                    h.chunk.release == hit.chunk.release && twin_of(h).as_ref() == Some(&key)
+                })
+            {
+                let mut at = 1;
+                for e in hit.chunk.entities {
+                    if !first.chunk.entities.contains(&e) {
+                        first
+                            .chunk
+                            .entities
+                            .insert(at.min(first.chunk.entities.len()), e);
+                        at += 1;
+                    }
+                }
                 continue;
             }
             hits.push(hit);
@@ -1197,6 +1217,14 @@ impl TextIndex {
             .map_err(|e| self.err(e))?;
         Ok(top.into_iter().map(|(_, addr)| addr).collect())
     }
+}
+
+/// The key an API reference hit shares with its sync or async twin ([`chunks::twin_key`]).
+fn twin_of(hit: &SearchHit) -> Option<String> {
+    (hit.chunk.content_type == ContentType::ApiReference)
+        .then(|| hit.chunk.entities.first())
+        .flatten()
+        .map(|e| format!("{}\u{0}{}", e.kind, chunks::twin_key(&e.qualified_name)))
 }
 
 /// The first text value of `field` in a stored document ("" when it has none).

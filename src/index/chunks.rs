@@ -129,6 +129,49 @@ pub(crate) fn short_name(qname: &str) -> &str {
     qname.rsplit(['.', ':', '/']).next().unwrap_or(qname)
 }
 
+/// The name a synchronous and an asynchronous twin share: `httpx.AsyncClient.get` and
+/// `httpx.Client.get`, `tenacity.asyncio.AsyncRetrying` and `tenacity.Retrying`,
+/// `fs:readFileSync` and `fs:readFile`, `azure.storage.blob.aio.BlobClient` and
+/// `azure.storage.blob.BlobClient` all give the second. Segments are stripped of an `Async` or
+/// `async_` prefix and an `Async`, `Sync`, `_async` or `_sync` suffix; `aio`, `asyncio` and
+/// `_async` segments are dropped.
+pub(crate) fn twin_key(qname: &str) -> String {
+    let mut out = String::with_capacity(qname.len());
+    let mut segment = String::new();
+    let flush = |segment: &mut String, out: &mut String| {
+        let s = segment.as_str();
+        let upper_after = |rest: &str| rest.chars().next().is_some_and(char::is_uppercase);
+        let s = match s.strip_prefix("Async") {
+            Some(rest) if upper_after(rest) => rest,
+            _ => s
+                .strip_prefix("async_")
+                .filter(|r| !r.is_empty())
+                .unwrap_or(s),
+        };
+        let s = ["Async", "Sync", "_async", "_sync"]
+            .iter()
+            .find_map(|suffix| {
+                s.strip_suffix(suffix)
+                    .filter(|r| r.chars().last().is_some_and(char::is_alphanumeric))
+            })
+            .unwrap_or(s);
+        if !matches!(s, "aio" | "asyncio" | "_async" | "_asyncio") {
+            out.push_str(s);
+            out.push('\u{0}');
+        }
+        segment.clear();
+    };
+    for c in qname.chars() {
+        if matches!(c, '.' | ':' | '/') {
+            flush(&mut segment, &mut out);
+        } else {
+            segment.push(c);
+        }
+    }
+    flush(&mut segment, &mut out);
+    out
+}
+
 /// Module, class and name as a path: `click > Context > invoke`, `commander > Command > option`.
 fn symbol_section_path(qname: &str, tags: &str, language: &str) -> String {
     if language == "openapi" {
@@ -467,6 +510,35 @@ fn owner_of(qualified_name: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sync_and_async_twins_share_a_key() {
+        use super::twin_key;
+        for (a, b) in [
+            ("httpx.AsyncClient.get", "httpx.Client.get"),
+            ("tenacity.asyncio.AsyncRetrying", "tenacity.Retrying"),
+            ("fs:readFileSync", "fs:readFile"),
+            (
+                "azure.storage.blob.aio.BlobClient",
+                "azure.storage.blob.BlobClient",
+            ),
+            ("pkg.async_retry", "pkg.retry"),
+            (
+                "openai.resources.AsyncCompletions.create",
+                "openai.resources.Completions.create",
+            ),
+        ] {
+            assert_eq!(twin_key(a), twin_key(b), "{a} / {b}");
+        }
+        for (a, b) in [
+            ("pkg.Asynchronous", "pkg.chronous"),
+            ("pkg.Async", "pkg.Sync"),
+            ("pkg.a.b", "pkg.ab"),
+            ("httpx.Client.get", "httpx.Client.put"),
+        ] {
+            assert_ne!(twin_key(a), twin_key(b), "{a} / {b}");
+        }
+    }
+
     use super::*;
 
     fn mentions() -> DocstringMentions {

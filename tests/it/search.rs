@@ -349,6 +349,63 @@ fn chinese_questions_are_searched_in_english() {
     );
 }
 
+/// A synchronous method and its asynchronous twin answer one question: one result links
+/// both, and the place the twin would take goes to the next answer.
+#[test]
+fn sync_and_async_twins_fold_into_one_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("twins");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(
+        pkg.join("__init__.py"),
+        r#"class Client:
+    def fetch_page(self, url):
+        """Download one web page and return its body."""
+
+class AsyncClient:
+    async def fetch_page(self, url):
+        """Download one web page and return its body."""
+
+def fetch_many(urls):
+    """Download several web pages at once."""
+"#,
+    )
+    .unwrap();
+    let store = Store::in_memory();
+    let id = PackageId::new(refgraph::model::Ecosystem::Pypi, "twins");
+    try_ingest(&store, dir.path(), &id, "1.0.0").unwrap();
+    let index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
+    let e = Engine::new(store).with_index(Arc::new(index), None);
+    e.sync_index(false, &|_, _, _| {}).unwrap();
+    let (s, _) = e
+        .docs()
+        .search_docs(&DocQuery {
+            query: "download web page body".into(),
+            package: Some("twins".into()),
+            limit: Some(2),
+            ..Default::default()
+        })
+        .unwrap();
+    let names: Vec<Vec<&str>> = s
+        .results
+        .iter()
+        .map(|h| {
+            h.entities
+                .iter()
+                .map(|e| e.qualified_name.as_str())
+                .collect()
+        })
+        .collect();
+    let first = &names[0];
+    assert!(
+        first.contains(&"twins.Client.fetch_page")
+            && first.contains(&"twins.AsyncClient.fetch_page"),
+        "{names:?}"
+    );
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert_eq!(names[1][0], "twins.fetch_many", "{names:?}");
+}
+
 #[test]
 fn openapi_operations_are_searchable_by_summary() {
     let store = Store::in_memory();
