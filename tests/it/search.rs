@@ -40,6 +40,15 @@ fn indexed(vectors: bool, dir: Option<&std::path::Path>) -> Engine {
     e
 }
 
+/// `store` with an in-memory text index brought up to date, without a model (BM25 and names),
+/// and synonym tables from `synonyms`.
+fn searchable(store: Store, synonyms: Option<PathBuf>) -> Engine {
+    let index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
+    let e = Engine::new(store).with_index(Arc::new(index), synonyms);
+    e.sync_index(false, &|_, _, _| {}).unwrap();
+    e
+}
+
 fn q(query: &str, version: Option<&str>) -> DocQuery {
     DocQuery {
         query: query.into(),
@@ -227,9 +236,7 @@ fn synonyms_map_phrases_to_identifiers() {
     std::fs::create_dir_all(table.parent().unwrap()).unwrap();
     std::fs::write(&table, "上传文件 = put_object\n").unwrap();
     let store = acme().store().clone();
-    let index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
-    let e = Engine::new(store).with_index(Arc::new(index), Some(dir.path().to_path_buf()));
-    e.sync_index(false, &|_, _, _| {}).unwrap();
+    let e = searchable(store, Some(dir.path().to_path_buf()));
     let hits = top_entities(&e, &q("如何上传文件", Some("2.0.0")), Mode::Fused, 1);
     assert_eq!(hits, ["acme_storage.StorageClient.put_object"]);
 }
@@ -374,9 +381,7 @@ def fetch_many(urls):
     let store = Store::in_memory();
     let id = PackageId::new(refgraph::model::Ecosystem::Pypi, "twins");
     try_ingest(&store, dir.path(), &id, "1.0.0").unwrap();
-    let index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
-    let e = Engine::new(store).with_index(Arc::new(index), None);
-    e.sync_index(false, &|_, _, _| {}).unwrap();
+    let e = searchable(store, None);
     let (s, _) = e
         .docs()
         .search_docs(&DocQuery {
@@ -417,9 +422,7 @@ fn openapi_operations_are_searchable_by_summary() {
         "2.0.0",
     )
     .unwrap();
-    let index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
-    let e = Engine::new(store).with_index(Arc::new(index), None);
-    e.sync_index(false, &|_, _, _| {}).unwrap();
+    let e = searchable(store, None);
     let query = DocQuery {
         query: "list pets".into(),
         package: Some("petstore".into()),
@@ -464,9 +467,7 @@ components:
     let store = Store::in_memory();
     let id = PackageId::new(refgraph::model::Ecosystem::Generic, "widgets");
     try_ingest(&store, &spec, &id, "1.0.0").unwrap();
-    let index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
-    let e = Engine::new(store).with_index(Arc::new(index), None);
-    e.sync_index(false, &|_, _, _| {}).unwrap();
+    let e = searchable(store, None);
     for query in ["widget", "widgets the shop sells"] {
         let (s, _) = e
             .docs()
