@@ -264,7 +264,7 @@ pub fn entity_chunks(
     symbols: &mut HashMap<String, EntityRef>,
 ) -> Result<Vec<Chunk>, StoreError> {
     let release = NamedNode::new_unchecked(rel.release.clone());
-    let rows = store.select(&queries::doc_chunks, &[("release", release.into())])?;
+    let rows = store.select(&queries::doc_chunks, &[("release", release.clone().into())])?;
     let openapi = rel.ecosystem == Ecosystem::Generic;
     let language = rel.ecosystem.language();
     // An OpenAPI schema's chunk lists its properties, which get no chunks of their own.
@@ -279,6 +279,11 @@ pub fn entity_chunks(
             }
         }
     }
+    let params = if openapi {
+        operation_params(store, &release)?
+    } else {
+        HashMap::new()
+    };
     let mentions = DocstringMentions::new(store, rel, &rows)?;
     let mut out = Vec::new();
     for row in rows {
@@ -339,6 +344,13 @@ pub fn entity_chunks(
         {
             text.push_str(&format!("\n\nProperties: {}", props.join(", ")));
         }
+        let own_params = params.get(&symbol).filter(|p| !p.is_empty());
+        if let Some(ps) = own_params {
+            text.push_str("\n\nParameters:");
+            for p in ps {
+                text.push_str(&format!("\n- {p}"));
+            }
+        }
         let short = short_name(&qname);
         let embed_text = if doc.trim().is_empty() && !properties.contains_key(&qname) {
             String::new()
@@ -398,6 +410,50 @@ pub fn entity_chunks(
     }
     Ok(out)
 }
+
+/// Each OpenAPI operation's parameters worth a reader's words, `name: description`, in order.
+/// Parameters that many operations share with the same description (GitHub's `owner`, `repo`,
+/// `per_page`) say nothing about the operation and would only lengthen every chunk: a
+/// parameter is kept when at most [`SHARED_PARAM`] operations of the release have it alike.
+fn operation_params(
+    store: &Store,
+    release: &NamedNode,
+) -> Result<HashMap<String, Vec<String>>, StoreError> {
+    let rows = store.select(
+        &queries::operation_params,
+        &[("release", release.clone().into())],
+    )?;
+    let mut alike: HashMap<(String, String), usize> = HashMap::new();
+    let mut listed: Vec<(String, String, String)> = Vec::new();
+    for row in &rows {
+        let (Some(symbol), Some(name)) = (get_str(row, "symbol"), get_str(row, "name")) else {
+            continue;
+        };
+        let description = get_str(row, "description").unwrap_or_default();
+        *alike
+            .entry((name.clone(), description.clone()))
+            .or_default() += 1;
+        listed.push((symbol, name, description));
+    }
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    for (symbol, name, description) in listed {
+        if alike[&(name.clone(), description.clone())] > SHARED_PARAM {
+            continue;
+        }
+        let description =
+            crate::extract::docs::html_docstring_to_markdown(&description).unwrap_or(description);
+        let line = match description.split_whitespace().collect::<Vec<_>>().join(" ") {
+            d if d.is_empty() => name,
+            d => format!("{name}: {d}"),
+        };
+        out.entry(symbol).or_default().push(line);
+    }
+    Ok(out)
+}
+
+/// How many operations may share a parameter (same name, same description) before their
+/// chunks leave it out.
+const SHARED_PARAM: usize = 3;
 
 /// The symbols a docstring names in code spans and examples (`post_load
 /// <marshmallow.decorators.post_load>`, ``` `autorun` ```), resolved as doc pages' mentions are:

@@ -665,3 +665,26 @@ mod mcp {
         client.cancel().await.ok();
     }
 }
+
+/// An operation's chunk for concept search lists its parameters with their descriptions
+/// (a `$ref`'d parameter's too), so words only a parameter uses find the operation.
+#[test]
+fn operation_chunks_list_their_parameters() {
+    let store = Store::in_memory();
+    ingest_spec(&store, &spec("petstore-1.0.0.yaml"), "petstore", "1.0.0").unwrap();
+    let e = Engine::new(store);
+    let chunks =
+        refgraph::index::chunks::release_chunks(e.store(), &e.releases().unwrap()[0]).unwrap();
+    let text = |title: &str| {
+        chunks
+            .iter()
+            .find(|c| c.title == title)
+            .map(|c| c.text.clone())
+            .unwrap_or_else(|| panic!("no chunk titled {title}"))
+    };
+    let list = text("listPets");
+    assert!(
+        list.contains("Parameters:\n- limit: How many pets to return.\n- tag"),
+        "{list}"
+    );
+}
