@@ -19,7 +19,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use tantivy::collector::{DocSetCollector, TopDocs};
-use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
+use tantivy::query::{
+    BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, TermQuery,
+};
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
@@ -198,7 +200,12 @@ pub struct SearchHit {
     pub vector_rank: Option<usize>,
     pub name_rank: Option<usize>,
     pub cosine: Option<f32>,
+    /// The hit's share of the query's words, known for BM25 hits.
+    pub coverage: Option<f32>,
 }
+
+/// Misspelt query words and what they were searched as: `(word as written, stemmed word)`.
+pub type Corrections = Vec<(String, String)>;
 
 /// A candidate's places in the individual rankings, before its chunk is read.
 #[derive(Debug, Clone, Copy, Default)]
@@ -216,6 +223,13 @@ pub struct SearchOutcome {
     pub used_vectors: bool,
     /// Candidates were found but none cleared the relevance bar.
     pub nothing_relevant: bool,
+    /// The query's words (as written) that no chunk of the releases searched holds, itself or
+    /// through an alternative. Only a clue: half the labelled questions that have an answer
+    /// hold such a word too ("a hotel guest's card"), so it does not change the ranking.
+    pub unmatched: Vec<String>,
+    /// Misspelt query words searched as a word of the releases one or two edits away:
+    /// `(word as written, stemmed word of the index)`.
+    pub corrected: Corrections,
 }
 
 /// Which rankings to use; the benchmark and the labelled query set compare them.
@@ -240,6 +254,7 @@ pub struct TextIndex {
     model_dir: Option<PathBuf>,
     embedder: OnceLock<Option<Arc<Embedder>>>,
     glossary: OnceLock<glossary::Glossary>,
+    english: OnceLock<HashSet<String>>,
     pub fusion: FusionConfig,
     query_vectors: Mutex<lru::LruCache<String, Arc<Vec<f32>>>>,
     /// Recent results by request, valid for one index generation (a commit invalidates them).
@@ -334,6 +349,7 @@ impl TextIndex {
             model_dir,
             embedder: OnceLock::new(),
             glossary: OnceLock::new(),
+            english: OnceLock::new(),
             fusion: FusionConfig::default(),
             query_vectors: Mutex::new(lru::LruCache::new(
                 std::num::NonZeroUsize::new(256).expect("nonzero"),
@@ -360,6 +376,29 @@ impl TextIndex {
                 );
             }
             g
+        })
+    }
+
+    /// English words, read at first use from the whole words of the embedding model's
+    /// vocabulary (about 20,000; none without a model): a query word found there is no
+    /// misspelling, however far it is from the releases' words.
+    fn english(&self) -> &HashSet<String> {
+        self.english.get_or_init(|| {
+            let Some(dir) = embed::model_dir(self.model_dir.as_deref()) else {
+                return HashSet::new();
+            };
+            let vocab: Option<HashSet<String>> = std::fs::read(dir.join("tokenizer.json"))
+                .ok()
+                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+                .and_then(|t| {
+                    t["model"]["vocab"].as_object().map(|v| {
+                        v.keys()
+                            .filter(|w| w.len() > 1 && w.chars().all(|c| c.is_ascii_lowercase()))
+                            .cloned()
+                            .collect()
+                    })
+                });
+            vocab.unwrap_or_default()
         })
     }
 
@@ -824,7 +863,8 @@ impl TextIndex {
     ) -> Result<SearchOutcome, IndexError> {
         let snap = self.snapshot()?;
         let depth = self.fusion.candidates;
-        let terms = fusion::query_terms(&req.query, &req.expansions, &req.alternatives);
+        let mut terms = fusion::query_terms(&req.query, &req.expansions, &req.alternatives);
+        let (unmatched, corrected) = self.unmatched(&snap, &mut terms, req)?;
         // One numbering for the chunks any ranking returns.
         let mut ids: Vec<DocAddress> = Vec::new();
         let mut numbers: HashMap<DocAddress, usize> = HashMap::new();
@@ -945,6 +985,7 @@ impl TextIndex {
                 vector_rank: ranks.vector_rank,
                 name_rank: ranks.name_rank,
                 cosine: ranks.cosine,
+                coverage,
             };
             if defer_schemas
                 && &*hit.chunk.language == "openapi"
@@ -991,7 +1032,122 @@ impl TextIndex {
             nothing_relevant: hits.is_empty() && rejected > 0,
             hits,
             used_vectors,
+            unmatched,
+            corrected,
         })
+    }
+
+    /// Whether any chunk in reach of `req` holds one of `words` (stemmed) in its text or
+    /// symbol names.
+    fn held(
+        &self,
+        snap: &Snapshot,
+        words: &[&str],
+        req: &SearchRequest,
+    ) -> Result<bool, IndexError> {
+        let f = &self.fields;
+        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for t in words {
+            for field in [f.title, f.names, f.section_path, f.body] {
+                should.push((
+                    Occur::Should,
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(field, t),
+                        IndexRecordOption::Basic,
+                    )),
+                ));
+            }
+        }
+        let mut must: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        must.extend(self.filters(req));
+        let held = snap
+            .searcher
+            .search(&BooleanQuery::new(must), &tantivy::collector::Count)
+            .map_err(|e| self.err(e))?;
+        Ok(held > 0)
+    }
+
+    /// The query's own words that no chunk in reach of `req` holds, neither the word nor one
+    /// of its alternatives. A misspelt one (`subscripton`) that is one edit from a word of
+    /// those releases (two for a word of eight letters or more) takes that word as an
+    /// alternative in `terms` and is returned as corrected; the others as unmatched, as the
+    /// query wrote them.
+    fn unmatched(
+        &self,
+        snap: &Snapshot,
+        terms: &mut fusion::QueryTerms,
+        req: &SearchRequest,
+    ) -> Result<(Vec<String>, Corrections), IndexError> {
+        let (mut unmatched, mut corrected) = (Vec::new(), Vec::new());
+        for i in 0..terms.own {
+            let word = terms.stemmed[i].clone();
+            let words: Vec<&str> = std::iter::once(word.as_str())
+                .chain(
+                    terms
+                        .alternatives
+                        .iter()
+                        .filter(|(_, at)| *at == i)
+                        .map(|(t, _)| t.as_str()),
+                )
+                .collect();
+            if self.held(snap, &words, req)? {
+                continue;
+            }
+            let surface = terms.surface[i].clone();
+            let known = self.english().contains(&surface.to_lowercase());
+            if !known && let Some(fix) = self.correction(snap, &word, req)? {
+                corrected.push((surface, fix.clone()));
+                terms.alternatives.push((fix, i));
+            } else if !unmatched.contains(&surface) {
+                // A word the code tokenizer splits (`get_templte`) is named once.
+                unmatched.push(surface);
+            }
+        }
+        Ok((unmatched, corrected))
+    }
+
+    /// The word of the releases in reach of `req` nearest to `word` (a stemmed word of five
+    /// letters or more, no digits): one edit away (a swap of two letters is one), or two for
+    /// a word of eight letters or more; of several, the one most chunks hold.
+    fn correction(
+        &self,
+        snap: &Snapshot,
+        word: &str,
+        req: &SearchRequest,
+    ) -> Result<Option<String>, IndexError> {
+        let letters = word.chars().count();
+        if letters < 5 || !word.chars().all(|c| c.is_alphabetic()) {
+            return Ok(None);
+        }
+        let f = &self.fields;
+        let most = if letters >= 8 { 2 } else { 1 };
+        for distance in 1..=most {
+            let query = FuzzyTermQuery::new(Term::from_field_text(f.body, word), distance, true);
+            let mut found: HashMap<String, u32> = HashMap::new();
+            for segment in snap.searcher.segment_readers() {
+                let inverted = segment.inverted_index(f.body).map_err(|e| self.err(e))?;
+                let automaton = query.automaton().map_err(|e| self.err(e))?;
+                let mut stream = inverted
+                    .terms()
+                    .search(automaton)
+                    .into_stream()
+                    .map_err(|e| self.err(e.into()))?;
+                while stream.advance() {
+                    if let Ok(t) = std::str::from_utf8(stream.key()) {
+                        *found.entry(t.to_string()).or_default() += stream.value().doc_freq;
+                    }
+                }
+            }
+            let mut found: Vec<(String, u32)> = found.into_iter().collect();
+            found.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            for (t, _) in found {
+                if t != word && self.held(snap, &[t.as_str()], req)? {
+                    return Ok(Some(t));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// Each hit's share of the query's content words, read from the postings of the fields
@@ -1472,5 +1628,88 @@ mod tests {
             .position(|a| index.chunk_at(&snap.searcher, *a).unwrap().id == "pkg:pypi/x@2#retry")
             .expect("found through the alternative");
         assert!((covered[at] - 1.0 / 3.0).abs() < 1e-6, "{covered:?}");
+    }
+
+    /// A query word no chunk of the releases searched holds, in any field, itself or through
+    /// an alternative, is unmatched, named as the query wrote it.
+    #[test]
+    fn words_found_nowhere_in_the_releases_searched_are_unmatched() {
+        let index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
+        for (release, id, title, text) in [
+            (
+                "pkg:pypi/x@1",
+                "a",
+                "Upload files",
+                "Retry a failed upload.",
+            ),
+            (
+                "pkg:pypi/x@2",
+                "resume",
+                "Downloads",
+                "Get a file. Resume a download.",
+            ),
+        ] {
+            index
+                .replace_release(release, "s", &[chunk(release, id, title, text)], &|_, _| {})
+                .unwrap();
+        }
+        let snap = index.snapshot().unwrap();
+        let unmatched = |query: &str, releases: &[&str], alternatives: &[(&str, &str)]| {
+            let alternatives: Vec<(String, Vec<String>)> = alternatives
+                .iter()
+                .map(|(w, a)| (w.to_string(), vec![a.to_string()]))
+                .collect();
+            let req = SearchRequest {
+                query: query.into(),
+                releases: releases.iter().map(|r| r.to_string()).collect(),
+                limit: 5,
+                alternatives: alternatives.clone(),
+                ..Default::default()
+            };
+            let mut terms = fusion::query_terms(query, &[], &alternatives);
+            let (unmatched, corrected) = index.unmatched(&snap, &mut terms, &req).unwrap();
+            assert!(corrected.is_empty(), "{corrected:?}");
+            unmatched
+        };
+        let one = ["pkg:pypi/x@1"];
+        assert_eq!(
+            unmatched("Retry uploads with WebSockets!", &one, &[]),
+            ["WebSockets"]
+        );
+        // Found through its alternative.
+        assert!(
+            unmatched(
+                "retry uploads with websockets",
+                &one,
+                &[("websockets", "failed")]
+            )
+            .is_empty()
+        );
+        // "resume" is in x@2 only: unmatched in x@1, matched across both.
+        assert_eq!(unmatched("resume an upload", &one, &[]), ["resume"]);
+        assert!(unmatched("resume an upload", &[], &[]).is_empty());
+        // Stop words are no query words.
+        assert!(unmatched("how do I retry", &one, &[]).is_empty());
+
+        // A misspelt word one edit (here a swap) from a word of the release is searched as it
+        // too; a short one is not corrected, nor one whose neighbour is in another release.
+        let corrections = |query: &str, releases: &[&str]| {
+            let req = SearchRequest {
+                query: query.into(),
+                releases: releases.iter().map(|r| r.to_string()).collect(),
+                limit: 5,
+                ..Default::default()
+            };
+            let mut terms = fusion::query_terms(query, &[], &[]);
+            let (unmatched, corrected) = index.unmatched(&snap, &mut terms, &req).unwrap();
+            (unmatched, corrected, terms.alternatives)
+        };
+        let (unmatched, corrected, alternatives) = corrections("retry uplaods", &one);
+        assert!(unmatched.is_empty(), "{unmatched:?}");
+        assert_eq!(corrected, [("uplaods".to_string(), "upload".to_string())]);
+        assert_eq!(alternatives, [("upload".to_string(), 1)]);
+        assert_eq!(corrections("get a flie", &one).1, []);
+        let (unmatched, corrected, _) = corrections("resmue an upload", &one);
+        assert_eq!((unmatched, corrected), (vec!["resmue".to_string()], vec![]));
     }
 }

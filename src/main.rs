@@ -462,6 +462,10 @@ struct SearchArgs {
     /// Which rankings to use
     #[arg(long, value_enum, default_value_t = SearchMode::Fused)]
     mode: SearchMode,
+    /// Show why each hit ranked: its place in BM25 (and the share of the query's words it
+    /// holds), in the vector ranking (and its cosine), in the name ranking
+    #[arg(long)]
+    explain: bool,
 }
 
 fn data_dir(cli: &Cli) -> Result<PathBuf> {
@@ -1153,6 +1157,7 @@ fn cmd_search(cli: &Cli, data: &Path, args: &SearchArgs) -> Result<u8> {
         content_type,
         limit,
         mode,
+        explain,
     } = args;
     let engine =
         Engine::new(open_read(data)?).with_index(open_index(cli, data)?, Some(synonyms_dir(data)));
@@ -1163,6 +1168,7 @@ fn cmd_search(cli: &Cli, data: &Path, args: &SearchArgs) -> Result<u8> {
         language: language.clone(),
         content_type: content_type.clone(),
         limit: Some(*limit),
+        explain: *explain,
     };
     let mode = match mode {
         SearchMode::Fused => refgraph::index::Mode::Fused,
@@ -1180,6 +1186,12 @@ fn cmd_search(cli: &Cli, data: &Path, args: &SearchArgs) -> Result<u8> {
         if let Some(n) = &s.note {
             println!("({n})");
         }
+        if !s.unmatched.is_empty() && !s.results.is_empty() {
+            println!(
+                "(found nowhere in these releases: {})",
+                s.unmatched.join(", ")
+            );
+        }
         for (i, h) in s.results.iter().enumerate() {
             println!(
                 "{}. {}  [{}]  {}@{}  score {:.4}",
@@ -1192,6 +1204,9 @@ fn cmd_search(cli: &Cli, data: &Path, args: &SearchArgs) -> Result<u8> {
             );
             for e in &h.entities {
                 println!("   -> {} ({})", e.qualified_name, e.kind);
+            }
+            if let Some(why) = &h.why {
+                println!("   why: {why}");
             }
             if !h.source_url.is_empty() {
                 println!("   source: {}", h.source_url);

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{Engine, ErrorKind, Failure, ReleaseError, ReleaseInfo};
-use crate::index::{self, Chunk, ContentType, EntityRef, Mode, SearchRequest};
+use crate::index::{self, ContentType, EntityRef, Mode, SearchRequest};
 use crate::model::Ecosystem;
 use crate::store::StoreError;
 
@@ -67,6 +67,44 @@ pub struct DocHit {
     pub page: String,
     /// The graph entities this chunk is about; `get_api_detail` gives their signatures.
     pub entities: Vec<EntityRef>,
+    /// Why it ranked where it did (`refgraph search --explain`); never sent over MCP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub why: Option<HitWhy>,
+}
+
+/// A hit's places in the rankings fusion combined (1-based) and the figures the relevance bar
+/// looked at.
+#[derive(Debug, Clone, Serialize)]
+pub struct HitWhy {
+    pub bm25_rank: Option<usize>,
+    /// Share of the query's words the chunk holds (BM25 hits).
+    pub coverage: Option<f32>,
+    pub vector_rank: Option<usize>,
+    pub cosine: Option<f32>,
+    pub name_rank: Option<usize>,
+}
+
+impl std::fmt::Display for HitWhy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(r) = self.bm25_rank {
+            parts.push(format!(
+                "BM25 #{r} (holds {:.0}% of the query's words)",
+                100.0 * self.coverage.unwrap_or(0.0)
+            ));
+        }
+        if let Some(r) = self.vector_rank {
+            parts.push(format!(
+                "vector #{r} (cosine {:.3})",
+                self.cosine.unwrap_or(0.0)
+            ));
+        }
+        if let Some(r) = self.name_rank {
+            parts.push(format!("name #{r}"));
+        }
+        f.write_str(&parts.join(", "))
+    }
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -80,6 +118,10 @@ pub struct DocSearch {
     pub results: Vec<DocHit>,
     /// Whether sentence vectors took part (false: BM25 and names only, no model installed).
     pub semantic: bool,
+    /// Words of the query that no part of the releases searched holds, nor a synonym of them:
+    /// what they name may not be there. Not given for a question put into English first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unmatched: Vec<String>,
     /// Why the list is empty or thin, when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -116,6 +158,10 @@ pub struct DocQuery {
     pub content_type: Option<String>,
     /// How many results (default 5, at most 50).
     pub limit: Option<usize>,
+    /// Give each hit its ranks (`DocHit::why`): the CLI's `--explain`, not an MCP argument.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub explain: bool,
 }
 
 const SNIPPET_CHARS: usize = 320;
@@ -129,8 +175,17 @@ fn snippet(text: &str) -> String {
     format!("{}…", cut.trim_end())
 }
 
-fn hit_of(c: Chunk, score: f32) -> DocHit {
+fn hit_of(h: index::SearchHit, explain: bool) -> DocHit {
+    let why = explain.then_some(HitWhy {
+        bm25_rank: h.bm25_rank,
+        coverage: h.coverage,
+        vector_rank: h.vector_rank,
+        cosine: h.cosine,
+        name_rank: h.name_rank,
+    });
+    let (c, score) = (h.chunk, h.score);
     DocHit {
+        why,
         snippet: snippet(&c.text),
         id: c.id,
         title: c.title,
@@ -316,6 +371,12 @@ impl DocsService<'_> {
             alternatives,
         };
         let outcome = index.search(&req, mode)?;
+        // The English of a translated question is the glossary's words, not the asker's.
+        let unmatched = if translation.is_some() {
+            Vec::new()
+        } else {
+            outcome.unmatched.clone()
+        };
         // Releases stored but absent from the index (ingested with --no-index, or the index
         // rebuilt since) or indexed from an older ingest: say so rather than look empty.
         let mut behind: Vec<String> = Vec::new();
@@ -325,6 +386,17 @@ impl DocsService<'_> {
             }
         }
         let mut notes: Vec<String> = Vec::new();
+        if !outcome.corrected.is_empty() {
+            let pairs: Vec<String> = outcome
+                .corrected
+                .iter()
+                .map(|(w, c)| format!("'{w}' as {c}…"))
+                .collect();
+            notes.push(format!(
+                "misspelt? searched {} (the nearest word stem these releases hold)",
+                pairs.join(", ")
+            ));
+        }
         if let Some(t) = &translation
             && !t.unknown.is_empty()
         {
@@ -338,6 +410,15 @@ impl DocsService<'_> {
             notes.push(format!(
                 "the text index is behind the store for {}: run `refgraph reindex` (`refgraph serve` also catches up when it starts)",
                 behind.join(", ")
+            ));
+        } else if outcome.nothing_relevant && !unmatched.is_empty() {
+            notes.push(format!(
+                "nothing relevant found: no part of these releases mentions {}",
+                unmatched
+                    .iter()
+                    .map(|w| format!("'{w}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
         } else if outcome.nothing_relevant {
             notes.push("nothing relevant found: the closest chunks did not share enough of the query's words or meaning".to_string());
@@ -359,9 +440,10 @@ impl DocsService<'_> {
             results: outcome
                 .hits
                 .into_iter()
-                .map(|h| hit_of(h.chunk, h.score))
+                .map(|h| hit_of(h, q.explain))
                 .collect(),
             semantic: outcome.used_vectors,
+            unmatched,
             note,
         };
         Ok((search, line))

@@ -80,6 +80,11 @@ impl FusionConfig {
 pub(crate) struct QueryTerms {
     /// Content words, stemmed as the index stems them (stop words dropped), deduplicated.
     pub stemmed: Vec<String>,
+    /// How many of `stemmed` (the first ones) are the query's own words; synonym expansions
+    /// follow them.
+    pub own: usize,
+    /// The query word each of the query's own stemmed words came from, as written.
+    pub surface: Vec<String>,
     /// Identifiers of the query, lower-cased, for the name ranking: words shaped like code
     /// (`upload_file`, `getObject`, `a.b`), or every word of a query of one or two words.
     pub names: Vec<String>,
@@ -135,6 +140,24 @@ pub(crate) fn query_terms(
 ) -> QueryTerms {
     let mut analyzer = query_analyzer();
     let mut stemmed = analyze(query, &mut analyzer);
+    let own = stemmed.len();
+    let mut surface = vec![String::new(); own];
+    for w in query.split_whitespace() {
+        for t in analyze(w, &mut analyzer) {
+            if let Some(i) = stemmed.iter().position(|s| *s == t)
+                && surface[i].is_empty()
+            {
+                surface[i] = w
+                    .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .to_string();
+            }
+        }
+    }
+    for (s, t) in surface.iter_mut().zip(&stemmed) {
+        if s.is_empty() {
+            s.clone_from(t);
+        }
+    }
     // Synonym expansions first: they count fully, so an alternative never repeats one.
     for e in expansions {
         for t in analyze(e, &mut analyzer) {
@@ -182,6 +205,8 @@ pub(crate) fn query_terms(
     }
     QueryTerms {
         stemmed,
+        own,
+        surface,
         names,
         alternatives: alts,
     }
