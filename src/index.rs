@@ -1061,11 +1061,25 @@ impl TextIndex {
         let mut must: Vec<(Occur, Box<dyn Query>)> =
             vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
         must.extend(self.filters(req));
-        let held = snap
-            .searcher
-            .search(&BooleanQuery::new(must), &tantivy::collector::Count)
+        // The first live match answers: no need to count them all (a common word is in
+        // thousands of chunks, and every search asks this of each of its words).
+        let weight = BooleanQuery::new(must)
+            .weight(tantivy::query::EnableScoring::disabled_from_searcher(
+                &snap.searcher,
+            ))
             .map_err(|e| self.err(e))?;
-        Ok(held > 0)
+        for segment in snap.searcher.segment_readers() {
+            let mut scorer = weight.scorer(segment, 1.0).map_err(|e| self.err(e))?;
+            let alive = segment.alive_bitset();
+            let mut doc = scorer.doc();
+            while doc != tantivy::TERMINATED {
+                if alive.is_none_or(|a| a.is_alive(doc)) {
+                    return Ok(true);
+                }
+                doc = scorer.advance();
+            }
+        }
+        Ok(false)
     }
 
     /// The query's own words that no chunk in reach of `req` holds, neither the word nor one
