@@ -195,25 +195,45 @@ pub struct SearchHit {
     pub chunk: Chunk,
     /// The fused score (weighted reciprocal rank).
     pub score: f32,
-    /// Ranks in the individual rankings (1-based), for explaining and for the benchmark.
-    pub bm25_rank: Option<usize>,
-    pub vector_rank: Option<usize>,
-    pub name_rank: Option<usize>,
-    pub cosine: Option<f32>,
-    /// The hit's share of the query's words, known for BM25 hits.
-    pub coverage: Option<f32>,
+    /// Its places in the individual rankings, for explaining (`refgraph search --explain`).
+    pub ranks: HitRanks,
 }
 
 /// Misspelt query words and what they were searched as: `(word as written, stemmed word)`.
 pub type Corrections = Vec<(String, String)>;
 
-/// A candidate's places in the individual rankings, before its chunk is read.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct HitRanks {
+/// A candidate's places in the individual rankings (1-based) and the figures the relevance
+/// bar looks at, known before its chunk is read.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct HitRanks {
     pub bm25_rank: Option<usize>,
+    /// The hit's share of the query's words, known for BM25 hits.
+    pub coverage: Option<f32>,
     pub vector_rank: Option<usize>,
-    pub name_rank: Option<usize>,
     pub cosine: Option<f32>,
+    pub name_rank: Option<usize>,
+}
+
+impl std::fmt::Display for HitRanks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(r) = self.bm25_rank {
+            parts.push(format!(
+                "BM25 #{r} (holds {:.0}% of the query's words)",
+                100.0 * self.coverage.unwrap_or(0.0)
+            ));
+        }
+        if let Some(r) = self.vector_rank {
+            parts.push(format!(
+                "vector #{r} (cosine {:.3})",
+                self.cosine.unwrap_or(0.0)
+            ));
+        }
+        if let Some(r) = self.name_rank {
+            parts.push(format!("name #{r}"));
+        }
+        f.write_str(&parts.join(", "))
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -967,25 +987,22 @@ impl TextIndex {
                 break;
             }
             let rank = |list: &[usize]| list.iter().position(|&x| x == i).map(|p| p + 1);
+            let bm25_rank = rank(&bm25);
             let ranks = HitRanks {
-                bm25_rank: rank(&bm25),
+                bm25_rank,
+                coverage: bm25_rank.map(|r| covered[r - 1]),
                 vector_rank: rank(&vector),
-                name_rank: rank(&names),
                 cosine: cosines.get(&i).copied(),
+                name_rank: rank(&names),
             };
-            let coverage = ranks.bm25_rank.map(|r| covered[r - 1]);
-            if !self.fusion.relevant(&ranks, coverage, used_vectors) {
+            if !self.fusion.relevant(&ranks, used_vectors) {
                 rejected += 1;
                 continue;
             }
             let hit = SearchHit {
                 chunk: self.chunk_at(&snap.searcher, ids[i])?,
                 score,
-                bm25_rank: ranks.bm25_rank,
-                vector_rank: ranks.vector_rank,
-                name_rank: ranks.name_rank,
-                cosine: ranks.cosine,
-                coverage,
+                ranks,
             };
             if defer_schemas
                 && &*hit.chunk.language == "openapi"
@@ -1094,7 +1111,7 @@ impl TextIndex {
         req: &SearchRequest,
     ) -> Result<(Vec<String>, Corrections), IndexError> {
         let (mut unmatched, mut corrected) = (Vec::new(), Vec::new());
-        for i in 0..terms.own {
+        for i in 0..terms.surface.len() {
             let word = terms.stemmed[i].clone();
             let words: Vec<&str> = std::iter::once(word.as_str())
                 .chain(
@@ -1137,14 +1154,16 @@ impl TextIndex {
         let f = &self.fields;
         let most = if letters >= 8 { 2 } else { 1 };
         for distance in 1..=most {
-            let query = FuzzyTermQuery::new(Term::from_field_text(f.body, word), distance, true);
+            let automaton =
+                FuzzyTermQuery::new(Term::from_field_text(f.body, word), distance, true)
+                    .automaton()
+                    .map_err(|e| self.err(e))?;
             let mut found: HashMap<String, u32> = HashMap::new();
             for segment in snap.searcher.segment_readers() {
                 let inverted = segment.inverted_index(f.body).map_err(|e| self.err(e))?;
-                let automaton = query.automaton().map_err(|e| self.err(e))?;
                 let mut stream = inverted
                     .terms()
-                    .search(automaton)
+                    .search(&automaton)
                     .into_stream()
                     .map_err(|e| self.err(e.into()))?;
                 while stream.advance() {

@@ -70,41 +70,7 @@ pub struct DocHit {
     /// Why it ranked where it did (`refgraph search --explain`); never sent over MCP.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(skip)]
-    pub why: Option<HitWhy>,
-}
-
-/// A hit's places in the rankings fusion combined (1-based) and the figures the relevance bar
-/// looked at.
-#[derive(Debug, Clone, Serialize)]
-pub struct HitWhy {
-    pub bm25_rank: Option<usize>,
-    /// Share of the query's words the chunk holds (BM25 hits).
-    pub coverage: Option<f32>,
-    pub vector_rank: Option<usize>,
-    pub cosine: Option<f32>,
-    pub name_rank: Option<usize>,
-}
-
-impl std::fmt::Display for HitWhy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut parts = Vec::new();
-        if let Some(r) = self.bm25_rank {
-            parts.push(format!(
-                "BM25 #{r} (holds {:.0}% of the query's words)",
-                100.0 * self.coverage.unwrap_or(0.0)
-            ));
-        }
-        if let Some(r) = self.vector_rank {
-            parts.push(format!(
-                "vector #{r} (cosine {:.3})",
-                self.cosine.unwrap_or(0.0)
-            ));
-        }
-        if let Some(r) = self.name_rank {
-            parts.push(format!("name #{r}"));
-        }
-        f.write_str(&parts.join(", "))
-    }
+    pub why: Option<index::HitRanks>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -176,13 +142,7 @@ fn snippet(text: &str) -> String {
 }
 
 fn hit_of(h: index::SearchHit, explain: bool) -> DocHit {
-    let why = explain.then_some(HitWhy {
-        bm25_rank: h.bm25_rank,
-        coverage: h.coverage,
-        vector_rank: h.vector_rank,
-        cosine: h.cosine,
-        name_rank: h.name_rank,
-    });
+    let why = explain.then_some(h.ranks);
     let (c, score) = (h.chunk, h.score);
     DocHit {
         why,
@@ -370,12 +330,12 @@ impl DocsService<'_> {
             expansions,
             alternatives,
         };
-        let outcome = index.search(&req, mode)?;
+        let mut outcome = index.search(&req, mode)?;
         // The English of a translated question is the glossary's words, not the asker's.
         let unmatched = if translation.is_some() {
             Vec::new()
         } else {
-            outcome.unmatched.clone()
+            std::mem::take(&mut outcome.unmatched)
         };
         // Releases stored but absent from the index (ingested with --no-index, or the index
         // rebuilt since) or indexed from an older ingest: say so rather than look empty.

@@ -424,22 +424,21 @@ fn operation_params(
         &[("release", release.clone().into())],
     )?;
     let mut alike: HashMap<(String, String), usize> = HashMap::new();
-    let mut listed: Vec<(String, String, String)> = Vec::new();
+    let mut listed: Vec<(String, (String, String))> = Vec::new();
     for row in &rows {
         let (Some(symbol), Some(name)) = (get_str(row, "symbol"), get_str(row, "name")) else {
             continue;
         };
-        let description = get_str(row, "description").unwrap_or_default();
-        *alike
-            .entry((name.clone(), description.clone()))
-            .or_default() += 1;
-        listed.push((symbol, name, description));
+        let key = (name, get_str(row, "description").unwrap_or_default());
+        *alike.entry(key.clone()).or_default() += 1;
+        listed.push((symbol, key));
     }
     let mut out: HashMap<String, Vec<String>> = HashMap::new();
-    for (symbol, name, description) in listed {
-        if alike[&(name.clone(), description.clone())] > SHARED_PARAM {
+    for (symbol, key) in listed {
+        if alike[&key] > SHARED_PARAM {
             continue;
         }
+        let (name, description) = key;
         let description =
             crate::extract::docs::html_docstring_to_markdown(&description).unwrap_or(description);
         let line = match description.split_whitespace().collect::<Vec<_>>().join(" ") {

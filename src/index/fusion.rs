@@ -80,10 +80,8 @@ impl FusionConfig {
 pub(crate) struct QueryTerms {
     /// Content words, stemmed as the index stems them (stop words dropped), deduplicated.
     pub stemmed: Vec<String>,
-    /// How many of `stemmed` (the first ones) are the query's own words; synonym expansions
-    /// follow them.
-    pub own: usize,
-    /// The query word each of the query's own stemmed words came from, as written.
+    /// The query word each of the query's own stemmed words came from, as written: one per
+    /// word of `stemmed` up to the synonym expansions, which follow them.
     pub surface: Vec<String>,
     /// Identifiers of the query, lower-cased, for the name ranking: words shaped like code
     /// (`upload_file`, `getObject`, `a.b`), or every word of a query of one or two words.
@@ -140,8 +138,7 @@ pub(crate) fn query_terms(
 ) -> QueryTerms {
     let mut analyzer = query_analyzer();
     let mut stemmed = analyze(query, &mut analyzer);
-    let own = stemmed.len();
-    let mut surface = vec![String::new(); own];
+    let mut surface = vec![String::new(); stemmed.len()];
     for w in query.split_whitespace() {
         for t in analyze(w, &mut analyzer) {
             if let Some(i) = stemmed.iter().position(|s| *s == t)
@@ -205,7 +202,6 @@ pub(crate) fn query_terms(
     }
     QueryTerms {
         stemmed,
-        own,
         surface,
         names,
         alternatives: alts,
@@ -283,20 +279,14 @@ impl FusionConfig {
 
     /// Whether a hit is worth showing: its entity is named in the query, its vector is close
     /// enough, or it holds enough of the query's words.
-    /// `coverage` is the hit's share of the query's words, known for BM25 hits.
-    pub(crate) fn relevant(
-        &self,
-        ranks: &HitRanks,
-        coverage: Option<f32>,
-        used_vectors: bool,
-    ) -> bool {
+    pub(crate) fn relevant(&self, ranks: &HitRanks, used_vectors: bool) -> bool {
         if ranks.name_rank.is_some() {
             return true;
         }
         if used_vectors && ranks.cosine.is_some_and(|c| c >= self.min_cosine) {
             return true;
         }
-        ranks.bm25_rank.is_some() && coverage.is_some_and(|c| c >= self.min_coverage)
+        ranks.bm25_rank.is_some() && ranks.coverage.is_some_and(|c| c >= self.min_coverage)
     }
 }
 
