@@ -12,7 +12,7 @@ seed() { # seed TARGET FILE...
   done
 }
 seed openapi $(find samples/openapi samples/diff -name '*.yaml' -o -name '*.yml' -o -name '*.json' | grep -v package.json)
-seed python $(find samples/python samples/diff -name '*.py' -o -name '*.pyi')
+seed python $(find samples/python samples/diff -name '*.py' -o -name '*.pyi' -o -name '*.pyx' -o -name '*.pxi')
 seed javascript $(find samples/npm samples/diff -name '*.js' -o -name '*.ts' -o -name '*.mjs' -o -name '*.cjs')
 seed package_json $(find samples/npm samples/diff -name package.json)
 seed docs $(find samples/docs samples/python samples/npm -name '*.md' -o -name '*.html') README.md

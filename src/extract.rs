@@ -56,6 +56,7 @@ impl Language {
             Language::Python => {
                 path.ends_with(".py")
                     || path.ends_with(".pyi")
+                    || is_cython_source(path)
                     || compiled_module(path).is_some()
                     || is_build_config(path)
                     || builds_in_folder(path)
@@ -140,7 +141,7 @@ pub(crate) fn clip_evidence(mut collapsed: String) -> String {
 
 /// A CPython extension module's path without its platform tag and suffix
 /// (`lxml/etree.cpython-311-x86_64-linux-gnu.so` -> `lxml/etree`; `.abi3.so`,
-/// `.cp311-win_amd64.pyd`, a Cython `.pyx`): the ingest records its name, never its bytes.
+/// `.cp311-win_amd64.pyd`, a Cython `.pyx`, whose text is read too).
 pub fn compiled_module(path: &str) -> Option<&str> {
     // Cython source: the module is built from it (SQLAlchemy's pure wheel ships the `.pyx`
     // of the extensions its platform wheels carry compiled).
@@ -156,6 +157,19 @@ pub fn compiled_module(path: &str) -> Option<&str> {
         || tag.starts_with("cp3")
         || tag.starts_with("pypy");
     (tagged && !module.rsplit('/').next()?.contains('.')).then_some(module)
+}
+
+/// A Cython source whose text is read: a module's `.pyx` and the `.pxi` files it includes
+/// (see `extract::python::cython`). Declarations (`.pxd`) are not.
+pub fn is_cython_source(path: &str) -> bool {
+    path.ends_with(".pyx") || path.ends_with(".pxi")
+}
+
+/// Whether a release file is kept by name only, its bytes never read: a compiled extension
+/// module, or a file that tells an unbuilt release's build writes compiled modules into its
+/// folder.
+pub fn kept_by_name(path: &str) -> bool {
+    (compiled_module(path).is_some() && !is_cython_source(path)) || builds_in_folder(path)
 }
 
 /// An sdist's build configuration, at its root (perhaps inside the sdist's one wrapper folder):

@@ -74,9 +74,19 @@ pub fn openapi(data: &[u8]) {
     lower_and_check(Ecosystem::Generic, &facts);
 }
 
-/// A Python module, as the `__init__.py` of a package and as a module inside it.
+/// A Python module, as the `__init__.py` of a package and as a module inside it; and as a
+/// Cython module, and the `.pxi` that module and another one include.
 pub fn python(data: &[u8]) {
-    let files = [file("pkg/__init__.py", data), file("pkg/sub.py", data)];
+    let files = [
+        file("pkg/__init__.py", data),
+        file("pkg/sub.py", data),
+        file("pkg/fast.pyx", data),
+        file("pkg/part.pxi", data),
+        file(
+            "pkg/wrap.pyx",
+            b"include \"part.pxi\"\ndef f(int x=1): pass\n",
+        ),
+    ];
     let facts = Language::Python.extract(&files, &ExtractLimits::default());
     lower_and_check(Ecosystem::Pypi, &facts);
 }

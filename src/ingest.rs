@@ -247,9 +247,7 @@ fn read_tree(
             if !meta.is_file() || !language.reads(&rel) {
                 continue;
             }
-            if crate::extract::compiled_module(&rel).is_some()
-                || crate::extract::builds_in_folder(&rel)
-            {
+            if crate::extract::kept_by_name(&rel) {
                 files.push(SourceFile {
                     path: rel,
                     text: Vec::new(),
@@ -347,8 +345,7 @@ impl<'a> ArchiveFiles<'a> {
             return Ok(());
         };
         let rel = rename.map_or(rel.clone(), |f| f(rel));
-        if crate::extract::compiled_module(&rel).is_some() || crate::extract::builds_in_folder(&rel)
-        {
+        if crate::extract::kept_by_name(&rel) {
             // Its name is the fact (a module without source, a folder a build writes into);
             // its bytes are never read.
             self.files.push(SourceFile {

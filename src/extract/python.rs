@@ -4,6 +4,7 @@
 //! bindings, `__all__`) without looking at other files; [`resolve`] then follows imports across
 //! modules to decide what users can import and under which names.
 
+mod cython;
 mod docstring;
 mod resolve;
 
@@ -90,21 +91,36 @@ pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits
     let mut diagnostics = Vec::new();
     let mut modules = Vec::new();
     let chosen = choose_module_files(files);
+    // Cython sources and the files they include, for lowering `.pyx` modules.
+    let cython: std::collections::HashMap<&str, &[u8]> = files
+        .iter()
+        .filter(|f| crate::extract::is_cython_source(&f.path))
+        .map(|f| (f.path.as_str(), f.text.as_slice()))
+        .collect();
     let parsed = crate::extract::parallel_map(&chosen, |(module, file, stub)| {
-        let (mut syntax, mut diags) = parse_module(module, file);
+        let (mut syntax, mut diags, origin) = if file.path.ends_with(".pyx") {
+            parse_cython(module, file, &cython)
+        } else {
+            let (syntax, diags) = parse_module(module, file);
+            (syntax, diags, None)
+        };
         if let Some(stub) = stub {
             let (stub, mut more) = parse_module(module, stub);
             diags.append(&mut more);
             merge_stub(&mut syntax, stub);
         }
-        (syntax, diags)
+        (syntax, diags, origin)
     });
     modules.extend(namespace_packages(&chosen));
     modules.extend(compiled_modules(files, &chosen));
     let builds = build_reasons(files, &chosen);
-    for (mut syntax, mut diags) in parsed {
+    let mut origins = std::collections::HashMap::new();
+    for (mut syntax, mut diags, origin) in parsed {
         diagnostics.append(&mut diags);
         syntax.builds = builds.get(syntax.name.as_str()).cloned();
+        if let Some(origin) = origin {
+            origins.insert(syntax.file.clone(), origin);
+        }
         modules.push(syntax);
     }
     let parsed_at = std::time::Instant::now();
@@ -117,7 +133,62 @@ pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits
     facts.files = chosen.len();
     diagnostics.append(&mut facts.diagnostics);
     facts.diagnostics = diagnostics;
+    if !origins.is_empty() {
+        relocate(&mut facts, &origins);
+    }
     facts
+}
+
+/// For each line of a lowered Cython module, the file and line it came from.
+type Origin = Vec<(String, usize)>;
+
+/// A Cython module read through its lowering ([`cython::lower`]), with the map from each
+/// line of the lowered text back to the `.pyx` or included `.pxi` line it came from.
+fn parse_cython(
+    module: &ModuleName,
+    file: &SourceFile,
+    cython: &std::collections::HashMap<&str, &[u8]>,
+) -> (ModuleSyntax, Vec<Diagnostic>, Option<Origin>) {
+    let lowered = cython::lower(&file.path, cython);
+    let source = SourceFile {
+        path: file.path.clone(),
+        text: lowered.text.into_bytes(),
+    };
+    let (mut syntax, diags) = parse_module(module, &source);
+    if !lowered.unread.is_empty() {
+        syntax.unread = Some(format!(
+            "{} is compiled from Cython, and some of its source binds names refgraph does not \
+             read ({})",
+            module.dotted,
+            lowered.unread.join("; ")
+        ));
+    }
+    (syntax, diags, Some(lowered.origin))
+}
+
+/// Points every location in a lowered Cython module back at its own file and line.
+fn relocate(
+    facts: &mut ReleaseFacts,
+    origins: &std::collections::HashMap<String, Vec<(String, usize)>>,
+) {
+    let moved = |file: &mut String, line: &mut usize| {
+        if let Some((f, l)) = origins
+            .get(file.as_str())
+            .and_then(|o| o.get(line.saturating_sub(1)))
+        {
+            *file = f.clone();
+            *line = *l;
+        }
+    };
+    for s in &mut facts.symbols {
+        moved(&mut s.file, &mut s.line);
+    }
+    for r in &mut facts.relations {
+        moved(&mut r.file, &mut r.line);
+    }
+    for d in &mut facts.diagnostics {
+        moved(&mut d.file, &mut d.line);
+    }
 }
 
 /// Maps files to dotted module names: each module's source file, and its `.pyi` stub when it
@@ -125,28 +196,40 @@ pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits
 fn choose_module_files(
     files: &[SourceFile],
 ) -> Vec<(ModuleName, &SourceFile, Option<&SourceFile>)> {
-    type Pair<'f> = (ModuleName, Option<&'f SourceFile>, Option<&'f SourceFile>);
-    let mut by_module: std::collections::BTreeMap<String, Pair> = Default::default();
+    type Slots<'f> = (
+        ModuleName,
+        Option<&'f SourceFile>,
+        Option<&'f SourceFile>,
+        Option<&'f SourceFile>,
+    );
+    let mut by_module: std::collections::BTreeMap<String, Slots> = Default::default();
     for f in files {
-        let Some(m) = module_name_for(&f.path) else {
+        let cython = f.path.strip_suffix(".pyx").map(|stem| format!("{stem}.py"));
+        let Some(m) = module_name_for(cython.as_deref().unwrap_or(&f.path)) else {
             continue;
         };
         let entry = by_module
             .entry(m.dotted.clone())
-            .or_insert_with(|| (m, None, None));
+            .or_insert_with(|| (m, None, None, None));
         let slot = if f.path.ends_with(".pyi") {
             &mut entry.2
+        } else if cython.is_some() {
+            &mut entry.3
         } else {
             &mut entry.1
         };
         slot.get_or_insert(f);
     }
+    // A Cython `.pyx` is read when the module has no `.py` (a pure-Python fallback of the
+    // same module reads more simply).
     by_module
         .into_values()
-        .filter_map(|(m, source, stub)| match (source, stub) {
-            (Some(source), stub) => Some((m, source, stub)),
-            (None, stub) => Some((m, stub?, None)),
-        })
+        .filter_map(
+            |(m, source, stub, cython)| match (source.or(cython), stub) {
+                (Some(source), stub) => Some((m, source, stub)),
+                (None, stub) => Some((m, stub?, None)),
+            },
+        )
         .collect()
 }
 
@@ -425,6 +508,9 @@ pub struct ModuleSyntax {
     /// Why the package's submodules are not all among the release's files: an unbuilt release
     /// whose build makes compiled modules in it (see [`build_reasons`]).
     pub builds: Option<String>,
+    /// Why a Cython module's names cannot all be told: constructs its source uses to bind
+    /// Python names that the lowering does not read (see [`cython::Lowered::unread`]).
+    pub unread: Option<String>,
     /// The names a module `__getattr__` serves, when its body can be read (`if name ==
     /// "__version__": ...` ending in `raise AttributeError`).
     pub getattr_serves: Option<Vec<String>>,

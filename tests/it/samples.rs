@@ -563,3 +563,84 @@ fn availability_is_yes_no_or_unknown_never_a_guessed_no() {
         );
     }
 }
+
+/// A compiled module whose Cython source ships with it (as lxml's wheels ship `etree.pyx` and
+/// the `.pxi` files it includes): its Python API is read from the source, with each symbol's
+/// own file and line; C-level names (`cdef` functions and variables, `DEF`) do not exist for
+/// Python.
+#[test]
+fn cython_sources_give_names_signatures_and_their_own_lines() {
+    let store = refgraph::store::Store::in_memory();
+    crate::support::ingest(&store, &sample("fastxml-1.0.0"), "fastxml", "1.0.0");
+    let e = refgraph::answer::Engine::new(store);
+    let v = e.choose(Some("fastxml"), Some("1.0.0"), None).unwrap();
+    let api = |name: &str| e.lookup().api_detail(&v, name).unwrap();
+
+    let parse = api("fastxml.fromstring");
+    assert_eq!(
+        params(&parse),
+        vec![
+            p("text", "positional_or_keyword", true, None),
+            p("parser", "positional_or_keyword", false, Some("None")),
+            p("base_url", "keyword_only", false, Some("None")),
+        ]
+    );
+    assert_eq!(parse.source.file.as_deref(), Some("fastxml/parser.pxi"));
+    assert_eq!(parse.source.line, Some(15));
+    assert_eq!(
+        params(&api("fastxml.Element")),
+        vec![
+            p("tag", "positional_or_keyword", true, None),
+            p("attrib", "positional_or_keyword", false, Some("None")),
+            p("strict", "keyword_only", false, Some("True")),
+        ]
+    );
+    let children = api("fastxml.Element.children");
+    assert_eq!(
+        params(&children),
+        vec![p("limit", "positional_or_keyword", false, Some("-1"))]
+    );
+    assert_eq!(children.source.file.as_deref(), Some("fastxml/tree.pyx"));
+    assert_eq!(children.source.line, Some(35));
+    assert_eq!(
+        params(&api("fastxml.Parser")),
+        vec![
+            p("recover", "keyword_only", false, Some("False")),
+            p("target", "keyword_only", false, Some("None")),
+            p("max_depth", "keyword_only", false, Some("256")),
+        ]
+    );
+    assert_eq!(
+        params(&api("fastxml.tostring")),
+        vec![
+            p("element", "positional_or_keyword", true, None),
+            p("encoding", "keyword_only", false, Some("None")),
+            p("pretty_print", "keyword_only", false, Some("False")),
+        ]
+    );
+
+    let check = |name: &str| {
+        e.lookup()
+            .check_version(Some("fastxml"), name, Some("1.0.0"))
+            .unwrap()
+            .available_in_requested
+    };
+    for name in [
+        "fastxml.tree.VERSION",
+        "fastxml.tree.ParseError",
+        "fastxml.tree.Element.tag_name",
+        "fastxml.tree.Element.line",
+        "fastxml.tree.Element.get",
+    ] {
+        assert_eq!(check(name), Some(true), "{name}");
+    }
+    for name in [
+        "fastxml.tree._encode",
+        "fastxml.tree._VERSION_INT",
+        "fastxml.tree.BUFFER_SIZE",
+        "fastxml.tree.Element._depth",
+        "fastxml.tree.strlen",
+    ] {
+        assert_eq!(check(name), Some(false), "{name} is C-level");
+    }
+}

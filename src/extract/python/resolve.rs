@@ -338,7 +338,7 @@ impl<'a> Resolver<'a> {
                 m.name, m.file
             ));
         }
-        if let Some(reason) = &m.builds {
+        if let Some(reason) = m.builds.as_ref().or(m.unread.as_ref()) {
             return Some(reason.clone());
         }
         if m.has_module_getattr() && !m.attaches_stub {

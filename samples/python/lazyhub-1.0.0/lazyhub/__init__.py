@@ -2,7 +2,8 @@
 
 Written for refgraph's tests, after the way large SDKs build their surface at run time: a
 module ``__getattr__``, names listed for type checkers only, ``__all__`` arithmetic and a
-compiled speed-up module.
+compiled speed-up module shipped without its source (``_speedups.cpython-311-...so`` is an
+empty stand-in: refgraph reads only the name of a compiled module).
 """
 
 from typing import TYPE_CHECKING
