@@ -464,9 +464,19 @@ fn select_package_files(files: Vec<SourceFile>) -> Vec<SourceFile> {
                 .any(|f| f.path.starts_with("src/") && f.path.ends_with("__init__.py"))
                 .then(|| "src".to_string())
         });
+    // A built release keeps a `.pxd` only beside its `.pyx` (it declares that module's
+    // classes); in an unbuilt one every build file tells where compiled modules appear.
+    let pyx: std::collections::HashSet<String> = files
+        .iter()
+        .filter_map(|f| f.path.strip_suffix(".pyx").map(str::to_string))
+        .collect();
     let files: Vec<SourceFile> = files
         .into_iter()
-        .filter(|f| unbuilt || !crate::extract::builds_in_folder(&f.path))
+        .filter(|f| {
+            unbuilt
+                || !crate::extract::builds_in_folder(&f.path)
+                || f.path.strip_suffix(".pxd").is_some_and(|s| pyx.contains(s))
+        })
         .collect();
     let files: Vec<SourceFile> = match root {
         Some(root) => {

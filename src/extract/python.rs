@@ -6,6 +6,7 @@
 
 mod cython;
 mod docstring;
+mod protobuf;
 mod resolve;
 
 use std::collections::HashSet;
@@ -94,7 +95,7 @@ pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits
     // Cython sources and the files they include, for lowering `.pyx` modules.
     let cython: std::collections::HashMap<&str, &[u8]> = files
         .iter()
-        .filter(|f| crate::extract::is_cython_source(&f.path))
+        .filter(|f| crate::extract::is_cython_source(&f.path) || f.path.ends_with(".pxd"))
         .map(|f| (f.path.as_str(), f.text.as_slice()))
         .collect();
     let parsed = crate::extract::parallel_map(&chosen, |(module, file, stub)| {
@@ -155,12 +156,28 @@ fn parse_cython(
         text: lowered.text.into_bytes(),
     };
     let (mut syntax, diags) = parse_module(module, &source);
-    if !lowered.unread.is_empty() {
+    let mut unread = lowered.unread;
+    // What a syntax error damaged (Cython the lowering does not know) cannot prove a "no".
+    if let Some(d) = diags.iter().find(|d| d.message.starts_with("syntax error")) {
+        let (file, line) = lowered
+            .origin
+            .get(d.line.saturating_sub(1))
+            .cloned()
+            .unwrap_or_else(|| (file.path.clone(), d.line));
+        unread.push(format!("{file}:{line} not read as Python"));
+    }
+    // A `.pxd` of the module declares its classes' C attributes, `public` and `readonly` ones
+    // among them, and may declare `cpdef` functions and enums.
+    let pxd = format!("{}.pxd", file.path.trim_end_matches(".pyx"));
+    if cython.contains_key(pxd.as_str()) {
+        unread.push(format!("{pxd} declares what the module's classes hold"));
+    }
+    if !unread.is_empty() {
         syntax.unread = Some(format!(
             "{} is compiled from Cython, and some of its source binds names refgraph does not \
              read ({})",
             module.dotted,
-            lowered.unread.join("; ")
+            unread.join("; ")
         ));
     }
     (syntax, diags, Some(lowered.origin))
@@ -174,7 +191,8 @@ fn relocate(
     let moved = |file: &mut String, line: &mut usize| {
         if let Some((f, l)) = origins
             .get(file.as_str())
-            .and_then(|o| o.get(line.saturating_sub(1)))
+            .filter(|_| *line > 0)
+            .and_then(|o| o.get(*line - 1))
         {
             *file = f.clone();
             *line = *l;
@@ -271,6 +289,8 @@ fn build_reasons(
         .filter(|(m, _, _)| m.is_package)
         .map(|(m, _, _)| m.dotted.as_str())
         .collect();
+    // A `.pxd` beside a `.pyx` declares the module built from it, which is read as source.
+    let sources: HashSet<&str> = chosen.iter().map(|(_, f, _)| f.path.as_str()).collect();
     let mut out = std::collections::HashMap::new();
     for f in files {
         if f.path == "pyproject.toml" && crate::extract::is_maturin_project(&f.text) {
@@ -284,6 +304,10 @@ fn build_reasons(
                 });
             }
         } else if crate::extract::builds_in_folder(&f.path)
+            && !f
+                .path
+                .strip_suffix(".pxd")
+                .is_some_and(|stem| sources.contains(format!("{stem}.pyx").as_str()))
             && let Some((folder, _)) = f.path.rsplit_once('/')
         {
             let dotted = folder.replace('/', ".");
@@ -914,10 +938,17 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
     if contains(src, b"global ") {
         collect_global_bindings(root, &scope.statements, src, &mut syntax);
     }
+    // A module protoc generated: what its descriptor makes the builder bind.
+    let generated = contains(src, b"AddSerializedFile(")
+        .then(|| protobuf_module(&scope.statements, src, &mut syntax))
+        .flatten();
     // Module-level statements, or a function that writes the module's globals when called.
     syntax.writes_globals = scope.statements.iter().any(|stmt| {
         let t = text(*stmt, src);
-        t.contains("globals()") || t.contains("sys.modules[__name__]")
+        (t.contains("globals()") || t.contains("sys.modules[__name__]"))
+            && !generated
+                .as_ref()
+                .is_some_and(|read| read.contains(&stmt.start_byte()))
     }) || [
         &b"globals()["[..],
         b"globals().update(",
@@ -2467,6 +2498,98 @@ fn module_literal<'t>(node: Node<'t>, statements: &[Node<'t>], src: &[u8]) -> Op
             .then(|| a.child_by_field_name("right"))
             .flatten()
     })
+}
+
+/// Reads a module protoc generated (see [`protobuf`]): `D = ...AddSerializedFile(b'...')`, `G
+/// = globals()` and protobuf builder calls handed `D` and `G`. Adds the classes and names the
+/// builder binds, at the descriptor's line, and returns the statements read (by start byte),
+/// whose `globals()` is then accounted for. `None`, leaving the module as it was, when the
+/// pattern or the descriptor's bytes do not read.
+fn protobuf_module(
+    statements: &[Node],
+    src: &[u8],
+    syntax: &mut ModuleSyntax,
+) -> Option<Vec<usize>> {
+    fn assignment<'t, 's>(stmt: Node<'t>, src: &'s [u8]) -> Option<(&'s str, Node<'t>)> {
+        let a = stmt.named_child(0).filter(|a| a.kind() == "assignment")?;
+        let left = a
+            .child_by_field_name("left")
+            .filter(|l| l.kind() == "identifier")?;
+        Some((text(left, src), a.child_by_field_name("right")?))
+    }
+    let mut descriptor = None;
+    let mut namespace = None;
+    let mut read = Vec::new();
+    for stmt in statements {
+        let Some((name, right)) = assignment(*stmt, src) else {
+            continue;
+        };
+        if right.kind() != "call" {
+            continue;
+        }
+        let callee = text(right.child_by_field_name("function")?, src);
+        if callee.ends_with(".AddSerializedFile") && descriptor.is_none() {
+            let arg = right.child_by_field_name("arguments")?.named_child(0)?;
+            let bytes = protobuf::bytes_literal(text(arg, src))?;
+            descriptor = Some((name, bytes, line_of(*stmt)));
+            read.push(stmt.start_byte());
+        } else if callee == "globals" {
+            namespace = Some(name);
+            read.push(stmt.start_byte());
+        }
+    }
+    let (descriptor, bytes, line) = descriptor?;
+    let namespace = namespace?;
+    let mut calls = protobuf::Calls::default();
+    for stmt in statements {
+        let Some(call) = stmt.named_child(0).filter(|c| c.kind() == "call") else {
+            continue;
+        };
+        let callee = text(call.child_by_field_name("function")?, src);
+        let args = call.child_by_field_name("arguments")?;
+        let mut c = args.walk();
+        let args: Vec<&str> = args.named_children(&mut c).map(|a| text(a, src)).collect();
+        if args.first() != Some(&descriptor) || args.last() != Some(&namespace) {
+            continue;
+        }
+        let flag = match callee.rsplit('.').next() {
+            Some("BuildMessageAndEnumDescriptors") => &mut calls.descriptors,
+            Some("BuildTopDescriptorsAndMessages") => &mut calls.top,
+            Some("BuildServices") => &mut calls.services,
+            _ => continue,
+        };
+        *flag = true;
+        read.push(stmt.start_byte());
+    }
+    let generated = protobuf::read(&bytes, calls)?;
+    fn class(m: &protobuf::Message, line: usize) -> Def {
+        let mut d = Def::function(&m.name);
+        d.kind = DefKind::Class;
+        d.line = line;
+        d.bases = vec!["google.protobuf.message.Message".into()];
+        d.members = m.nested.iter().map(|n| class(n, line)).collect();
+        d.class_names = m.names.clone();
+        d
+    }
+    for m in &generated.messages {
+        syntax.defs.push(class(m, line));
+    }
+    for name in &generated.services {
+        let mut d = Def::function(name);
+        d.kind = DefKind::Class;
+        d.line = line;
+        d.bases = vec!["google.protobuf.service.Service".into()];
+        syntax.defs.push(d);
+    }
+    for name in generated.values.iter().chain(&generated.private) {
+        syntax.bindings.push(Binding {
+            name: name.clone(),
+            target: BindingTarget::Value { annotation: None },
+            line,
+            type_only: false,
+        });
+    }
+    Some(read)
 }
 
 /// The names a module `__getattr__(name)` serves, when its body is a run of `if name ==

@@ -34,19 +34,33 @@ pub struct Lowered {
 pub fn lower(path: &str, files: &HashMap<&str, &[u8]>) -> Lowered {
     let mut out = Lowered::default();
     let mut stack = Vec::new();
-    splice(path, files, &mut stack, &mut out);
+    let mut spliced = std::collections::HashSet::new();
+    splice(path, files, &mut stack, &mut spliced, &mut out);
+    if out.unread.len() > MAX_NOTES {
+        let more = out.unread.len() - MAX_NOTES;
+        out.unread.truncate(MAX_NOTES);
+        out.unread.push(format!("{more} more"));
+    }
     out
 }
 
+/// The most unread constructs named (the rest are counted).
+const MAX_NOTES: usize = 8;
+
+/// Splices `path` into `out`, each of its includes in place. A file is spliced once per
+/// module: a second `include` of it (or a cycle) is noted, which bounds the work by the
+/// release's own size whatever its includes do.
 fn splice<'p>(
     path: &'p str,
     files: &HashMap<&'p str, &[u8]>,
     stack: &mut Vec<String>,
+    spliced: &mut std::collections::HashSet<String>,
     out: &mut Lowered,
 ) {
     let Some(text) = files.get(path) else {
         return;
     };
+    spliced.insert(path.to_string());
     stack.push(path.to_string());
     let file = lower_file(&String::from_utf8_lossy(text));
     for note in &file.unread {
@@ -60,10 +74,12 @@ fn splice<'p>(
             } else {
                 format!("{dir}/{target}")
             };
-            let found = files.get_key_value(full.as_str()).map(|(k, _)| *k);
+            let found = files
+                .get_key_value(normalized(&full).as_str())
+                .map(|(k, _)| *k);
             match found {
-                Some(inc) if !stack.iter().any(|s| s == inc) && stack.len() < MAX_INCLUDE_DEPTH => {
-                    splice(inc, files, stack, out);
+                Some(inc) if !spliced.contains(inc) && stack.len() < MAX_INCLUDE_DEPTH => {
+                    splice(inc, files, stack, spliced, out);
                     continue;
                 }
                 _ => out
@@ -76,6 +92,21 @@ fn splice<'p>(
         out.origin.push((path.to_string(), i + 1));
     }
     stack.pop();
+}
+
+/// `a/./b/../c.pxi` -> `a/c.pxi`.
+fn normalized(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    parts.join("/")
 }
 
 /// One file lowered, before its includes are spliced in.
@@ -264,6 +295,12 @@ fn walk(stmts: &[Stmt], start: usize, end: usize, ctx: Context, f: &mut LoweredF
         let internal = decorators
             .iter()
             .any(|d| stmts[*d].text.replace(' ', "") == "@cython.internal");
+        // `@cython.cfunc` (and `@cython.inline` with it) makes a `def` a C function, in
+        // Cython's pure-Python syntax.
+        let c_level = decorators.iter().any(|d| {
+            let t = stmts[*d].text.replace(' ', "");
+            t == "@cython.cfunc" || t == "@cython.inline"
+        });
         // `@cython.final`, `@cython.boundscheck(False)`: compiler directives, which neither
         // wrap a function nor add members to a class.
         decorators.retain(|d| {
@@ -280,8 +317,11 @@ fn walk(stmts: &[Stmt], start: usize, end: usize, ctx: Context, f: &mut LoweredF
         let mut blank_it = false;
         match word {
             "include" if ctx == Context::Module && s.indent == 0 => {
-                if let Some(target) = super::string_literal_value(rest) {
-                    f.includes.insert(s.first, target);
+                match super::string_literal_value(rest) {
+                    Some(target) => {
+                        f.includes.insert(s.first, target);
+                    }
+                    None => f.unread.push(format!("{} include {rest}", s.first + 1)),
                 }
                 blank_it = true;
             }
@@ -300,6 +340,7 @@ fn walk(stmts: &[Stmt], start: usize, end: usize, ctx: Context, f: &mut LoweredF
             "cdef" | "cpdef" => {
                 blank_it = lower_cdef(stmts, i, block, ctx, internal, f);
             }
+            "def" if c_level => blank_it = true,
             "def" => lower_function(stmts, i, block, &s.text, f),
             "async" if rest.starts_with("def ") => lower_function(stmts, i, block, &s.text, f),
             "class" if internal => blank_it = true,
@@ -362,7 +403,9 @@ fn keep_body(f: &mut LoweredFile, stmts: &[Stmt], i: usize, block: usize) {
 
 /// Puts `text` on the statement's first line and blanks its other lines.
 fn set(f: &mut LoweredFile, s: &Stmt, text: String) {
-    f.lines[s.first] = text;
+    // A statement's text joins its lines: they must stay one line here, or every line after
+    // it would shift.
+    f.lines[s.first] = text.replace(['\n', '\r'], " ");
     for line in s.first + 1..=s.last {
         f.lines[line].clear();
     }
@@ -397,17 +440,19 @@ fn lower_cdef(
     let (w, after) = first_word(rest);
     match (keyword, w) {
         (_, "class") => {
-            // `cdef class X` without a body declares ahead what a later statement defines.
-            if internal || !opens_block(s) {
-                return true;
-            }
             let (name, tail) = first_word(after);
             let bases = tail
                 .strip_prefix('(')
-                .and_then(|t| t.find(')').map(|e| &t[..e]))
-                .map(|b| format!("({b})"))
+                .and_then(|_| matching_paren(tail, 0).map(|e| &tail[..=e]))
                 .unwrap_or_default();
-            set(f, s, format!("{}class {name}{bases}:", pad(s.indent)));
+            // `cdef class X` without a colon declares ahead what a later statement defines;
+            // `cdef class X(B): pass` is a class on one line.
+            let one_line = !opens_block(s) && tail[bases.len()..].contains(':');
+            if internal || !(opens_block(s) || one_line) {
+                return true;
+            }
+            let body = if one_line { " ..." } else { "" };
+            set(f, s, format!("{}class {name}{bases}:{body}", pad(s.indent)));
             walk(stmts, i + 1, block, Context::Class, f);
             keep_body(f, stmts, i, block);
             false
@@ -420,19 +465,27 @@ fn lower_cdef(
             true
         }
         ("cpdef", _) => {
-            let Some(paren) = s.text.find('(') else {
-                return true;
+            // `cpdef (int, int) minmax(x):`: a parenthesised return type comes first.
+            let declarator = match rest.strip_prefix('(') {
+                Some(_) => matching_paren(rest, 0).map(|close| &rest[close + 1..]),
+                None => Some(rest),
             };
-            let name = s.text[..paren]
-                .trim_end()
-                .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .next()
-                .unwrap_or("");
-            if name.is_empty() {
-                return true;
+            let found = declarator.and_then(|d| {
+                let paren = d.find('(')?;
+                let name = d[..paren]
+                    .trim_end()
+                    .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()
+                    .filter(|n| !n.is_empty())?;
+                Some(format!("def {name}{}", &d[paren..]))
+            });
+            match found {
+                Some(header) => lower_function(stmts, i, block, &header, f),
+                None => {
+                    f.unread.push(format!("{} cpdef not read", s.first + 1));
+                    return true;
+                }
             }
-            let header = format!("def {name}{}", &s.text[paren..]);
-            lower_function(stmts, i, block, &header, f);
             false
         }
         ("cdef", _)
@@ -467,37 +520,63 @@ fn assigns(rest: &str) -> bool {
     r.starts_with('=') && !r.starts_with("==") || r.starts_with(':') && r.contains('=')
 }
 
-/// Removes Cython casts (`<bytes>x`, `<unsigned char*>p`, `<Foo?>o`) from a kept statement:
-/// `<` directly followed by a type and `>` directly followed by an operand.
+/// Removes Cython casts from a kept statement's lines (see [`without_casts`]).
 fn strip_casts(f: &mut LoweredFile, s: &Stmt) {
     for line in s.first..=s.last {
-        let text = &f.lines[line];
-        if !text.contains('<') {
-            continue;
+        if f.lines[line].contains('<') {
+            f.lines[line] = without_casts(&f.lines[line]);
         }
-        let mut out = String::with_capacity(text.len());
-        let mut rest = text.as_str();
-        while let Some(k) = rest.find('<') {
-            out.push_str(&rest[..k]);
-            let after = &rest[k + 1..];
-            let end = after
-                .find(|c: char| !(c.is_alphanumeric() || " _.*?".contains(c)))
-                .unwrap_or(after.len());
-            let cast = after.as_bytes().get(end) == Some(&b'>')
-                && after.starts_with(|c: char| c.is_alphabetic() || c == '_')
-                && !after[end + 1..].starts_with([' ', '='])
-                && !after[..end].ends_with(' ');
-            if cast {
-                out.push_str(&" ".repeat(end + 2));
-                rest = &after[end + 1..];
-            } else {
-                out.push('<');
-                rest = after;
-            }
-        }
-        out.push_str(rest);
-        f.lines[line] = out;
     }
+}
+
+/// `text` without Cython casts (`<bytes>x`, `<unsigned char*>p`, `<char*> p`, `<Foo?>o`):
+/// outside strings, `<` directly followed by a type and a `>` directly followed by the
+/// operand (any space allowed when the type has `*` or `?`, which no comparison holds).
+fn without_casts(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut quote: Option<char> = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((k, c)) = chars.next() {
+        match quote {
+            Some(q) => {
+                out.push(c);
+                if c == '\\' {
+                    if let Some((_, n)) = chars.next() {
+                        out.push(n);
+                    }
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None if c == '\'' || c == '"' => {
+                quote = Some(c);
+                out.push(c);
+            }
+            None if c == '<' => {
+                let after = &text[k + 1..];
+                let end = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || " _.*?".contains(c)))
+                    .unwrap_or(after.len());
+                let ty = &after[..end];
+                let pointer = ty.contains(['*', '?']);
+                let cast = after.as_bytes().get(end) == Some(&b'>')
+                    && after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && !ty.ends_with(' ')
+                    && !after[end + 1..].starts_with('=')
+                    && (pointer || !after[end + 1..].starts_with(' '));
+                if cast {
+                    out.push_str(&" ".repeat(end + 2));
+                    for _ in 0..=end {
+                        chars.next();
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+            None => out.push(c),
+        }
+    }
+    out
 }
 
 /// `TYPE a, b` (`object text`, `unsigned int n, m`, `list *p`): the names declared.
@@ -525,10 +604,15 @@ fn split_top(text: &str) -> Vec<String> {
     let mut out = vec![String::new()];
     let mut depth = 0usize;
     let mut quote: Option<char> = None;
+    let mut escaped = false;
     for c in text.chars() {
         match quote {
             Some(q) => {
-                if c == q {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
                     quote = None;
                 }
             }
@@ -552,11 +636,12 @@ fn split_top(text: &str) -> Vec<String> {
 /// the statement's first line; the body keeps its docstring and nothing else.
 fn lower_function(stmts: &[Stmt], i: usize, block: usize, header: &str, f: &mut LoweredFile) {
     let s = &stmts[i];
-    let Some(open) = header.find('(') else {
-        blank(f, stmts, i, block);
-        return;
-    };
-    let Some(close) = matching_paren(header, open) else {
+    let Some((open, close)) = header
+        .find('(')
+        .and_then(|open| Some((open, matching_paren(header, open)?)))
+    else {
+        f.unread
+            .push(format!("{} function header not read", s.first + 1));
         blank(f, stmts, i, block);
         return;
     };
@@ -606,10 +691,15 @@ fn lower_function(stmts: &[Stmt], i: usize, block: usize, header: &str, f: &mut 
 fn matching_paren(text: &str, open: usize) -> Option<usize> {
     let mut depth = 0usize;
     let mut quote: Option<char> = None;
+    let mut escaped = false;
     for (k, c) in text[open..].char_indices() {
         match quote {
             Some(q) => {
-                if c == q {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
                     quote = None;
                 }
             }
@@ -665,7 +755,7 @@ fn lower_param(param: &str) -> String {
         }
     };
     match default {
-        Some(v) => format!("{lowered}={v}"),
+        Some(v) => format!("{lowered}={}", without_casts(v).trim()),
         None => lowered,
     }
 }
@@ -844,6 +934,51 @@ same = a < b and c > d
             ["PUBLIC", "=", "_VERSION"]
         );
         assert_eq!(lines[8], "same = a < b and c > d");
+    }
+
+    #[test]
+    fn headers_that_span_lines_or_hold_odd_syntax_keep_every_line_in_place() {
+        let src = "\
+def f(x=(1,
+      2), sep='\\'', ptr=<object>None):
+    pass
+cpdef (int, int) minmax(list values):
+    return 0, 0
+cdef class Empty(Base): pass
+cdef class Wide(A,
+                B):
+    pass
+@cython.cfunc
+def c_only(x):
+    return x
+last = 1
+";
+        let out = lowered(src);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), src.lines().count(), "{out}");
+        assert_eq!(lines[0], "def f(x=(1,       2), sep='\\'', ptr=None):");
+        assert_eq!(lines[1], "");
+        assert_eq!(lines[3], "def minmax(values):");
+        assert_eq!(lines[5], "class Empty(Base): ...");
+        assert_eq!(lines[6], "class Wide(A,                 B):");
+        assert_eq!(lines[10], "", "a cfunc is a C function");
+        assert_eq!(lines[12], "last = 1");
+    }
+
+    #[test]
+    fn includes_are_spliced_once_however_often_they_are_named() {
+        let part = "include \"part.pxi\"\n".repeat(50);
+        let files = HashMap::from([
+            ("m.pyx", part.as_bytes()),
+            ("part.pxi", part.as_bytes()),
+            ("./x.pxi", b"y = 1\n".as_slice()),
+        ]);
+        let out = lower("m.pyx", &files);
+        // 50 lines of m.pyx, the first replaced by part.pxi's 50 (whose own includes are
+        // each a second inclusion).
+        assert_eq!(out.origin.len(), 99);
+        assert_eq!(out.unread.len(), MAX_NOTES + 1);
+        assert_eq!(normalized("a/./b/../c.pxi"), "a/c.pxi");
     }
 
     #[test]

@@ -1148,6 +1148,11 @@ impl<'a> Resolver<'a> {
                     );
                     names.extend(def.member_aliases.iter().map(|a| a.name.clone()));
                     names.extend(def.class_names.iter().cloned());
+                    // A Cython module with source the lowering did not read (a `.pxd`
+                    // declaring `public` attributes): its classes cannot be known whole.
+                    if let Some(why) = &self.modules[*k].unread {
+                        unknown.get_or_insert_with(|| why.clone());
+                    }
                     if let Some(meta) = &def.metaclass
                         && let Err(why) = self.metaclass_names(*k, meta, &mut names)
                     {
