@@ -599,36 +599,51 @@ fn attribute_names(decl: &str) -> Vec<String> {
     out
 }
 
-/// Splits at commas outside brackets.
-fn split_top(text: &str) -> Vec<String> {
-    let mut out = vec![String::new()];
+/// Walks `text` outside string literals (escapes honoured), calling `visit(byte, char,
+/// depth)` for each character with the bracket depth before it, until `visit` says stop.
+fn outside_strings(text: &str, mut visit: impl FnMut(usize, char, usize) -> bool) {
     let mut depth = 0usize;
     let mut quote: Option<char> = None;
     let mut escaped = false;
-    for c in text.chars() {
-        match quote {
-            Some(q) => {
-                if escaped {
-                    escaped = false;
-                } else if c == '\\' {
-                    escaped = true;
-                } else if c == q {
-                    quote = None;
-                }
+    for (k, c) in text.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
             }
-            None => match c {
-                '\'' | '"' => quote = Some(c),
-                '(' | '[' | '{' => depth += 1,
-                ')' | ']' | '}' => depth = depth.saturating_sub(1),
-                ',' if depth == 0 => {
-                    out.push(String::new());
-                    continue;
-                }
-                _ => {}
-            },
+            continue;
         }
-        out.last_mut().expect("one part").push(c);
+        if !visit(k, c, depth) {
+            return;
+        }
+        match c {
+            '\'' | '"' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
     }
+}
+
+/// Splits at commas outside brackets and strings.
+fn split_top(text: &str) -> Vec<String> {
+    let mut cuts = Vec::new();
+    outside_strings(text, |k, c, depth| {
+        if c == ',' && depth == 0 {
+            cuts.push(k);
+        }
+        true
+    });
+    let mut out = Vec::new();
+    let mut start = 0;
+    for cut in cuts {
+        out.push(text[start..cut].to_string());
+        start = cut + 1;
+    }
+    out.push(text[start..].to_string());
     out
 }
 
@@ -688,35 +703,16 @@ fn lower_function(stmts: &[Stmt], i: usize, block: usize, header: &str, f: &mut 
     }
 }
 
+/// The bracket closing the one at byte `open`.
 fn matching_paren(text: &str, open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (k, c) in text[open..].char_indices() {
-        match quote {
-            Some(q) => {
-                if escaped {
-                    escaped = false;
-                } else if c == '\\' {
-                    escaped = true;
-                } else if c == q {
-                    quote = None;
-                }
-            }
-            None => match c {
-                '\'' | '"' => quote = Some(c),
-                '(' | '[' | '{' => depth += 1,
-                ')' | ']' | '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(open + k);
-                    }
-                }
-                _ => {}
-            },
+    let mut found = None;
+    outside_strings(&text[open..], |k, c, depth| {
+        if depth == 1 && matches!(c, ')' | ']' | '}') {
+            found = Some(open + k);
         }
-    }
-    None
+        found.is_none()
+    });
+    found
 }
 
 /// One parameter without its C type: `_BaseParser parser=None` -> `parser=None`, `_Element
