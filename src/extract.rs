@@ -141,13 +141,8 @@ pub(crate) fn clip_evidence(mut collapsed: String) -> String {
 
 /// A CPython extension module's path without its platform tag and suffix
 /// (`lxml/etree.cpython-311-x86_64-linux-gnu.so` -> `lxml/etree`; `.abi3.so`,
-/// `.cp311-win_amd64.pyd`, a Cython `.pyx`, whose text is read too).
+/// `.cp311-win_amd64.pyd`). A Cython `.pyx` is the module's source, read as such.
 pub fn compiled_module(path: &str) -> Option<&str> {
-    // Cython source: the module is built from it (SQLAlchemy's pure wheel ships the `.pyx`
-    // of the extensions its platform wheels carry compiled).
-    if let Some(module) = path.strip_suffix(".pyx") {
-        return Some(module);
-    }
     let stem = path
         .strip_suffix(".so")
         .or_else(|| path.strip_suffix(".pyd"))?;
@@ -169,7 +164,7 @@ pub fn is_cython_source(path: &str) -> bool {
 /// module, or a file that tells an unbuilt release's build writes compiled modules into its
 /// folder.
 pub fn kept_by_name(path: &str) -> bool {
-    (compiled_module(path).is_some() && !is_cython_source(path)) || builds_in_folder(path)
+    compiled_module(path).is_some() || builds_in_folder(path)
 }
 
 /// An sdist's build configuration, at its root (perhaps inside the sdist's one wrapper folder):

@@ -140,6 +140,9 @@ pub fn extract_with(files: &[SourceFile], limits: &crate::extract::ExtractLimits
     facts
 }
 
+/// The diagnostic of a file tree-sitter could not parse whole.
+const SYNTAX_ERROR: &str = "syntax error; definitions in the damaged region may be missing";
+
 /// For each line of a lowered Cython module, the file and line it came from.
 type Origin = Vec<(String, usize)>;
 
@@ -158,7 +161,7 @@ fn parse_cython(
     let (mut syntax, diags) = parse_module(module, &source);
     let mut unread = lowered.unread;
     // What a syntax error damaged (Cython the lowering does not know) cannot prove a "no".
-    if let Some(d) = diags.iter().find(|d| d.message.starts_with("syntax error")) {
+    if let Some(d) = diags.iter().find(|d| d.message == SYNTAX_ERROR) {
         let (file, line) = lowered
             .origin
             .get(d.line.saturating_sub(1))
@@ -184,10 +187,7 @@ fn parse_cython(
 }
 
 /// Points every location in a lowered Cython module back at its own file and line.
-fn relocate(
-    facts: &mut ReleaseFacts,
-    origins: &std::collections::HashMap<String, Vec<(String, usize)>>,
-) {
+fn relocate(facts: &mut ReleaseFacts, origins: &std::collections::HashMap<String, Origin>) {
     let moved = |file: &mut String, line: &mut usize| {
         if let Some((f, l)) = origins
             .get(file.as_str())
@@ -905,7 +905,7 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
         diags.push(Diagnostic {
             file: file.path.clone(),
             line,
-            message: "syntax error; definitions in the damaged region may be missing".into(),
+            message: SYNTAX_ERROR.into(),
         });
     }
     syntax.doc = docstring_of_block(root, src);

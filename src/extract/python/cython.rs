@@ -531,50 +531,33 @@ fn strip_casts(f: &mut LoweredFile, s: &Stmt) {
 
 /// `text` without Cython casts (`<bytes>x`, `<unsigned char*>p`, `<char*> p`, `<Foo?>o`):
 /// outside strings, `<` directly followed by a type and a `>` directly followed by the
-/// operand (any space allowed when the type has `*` or `?`, which no comparison holds).
+/// operand (any space allowed when the type has `*` or `?`, which no comparison holds). Each
+/// cast becomes spaces, so columns stay.
 fn without_casts(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut quote: Option<char> = None;
-    let mut chars = text.char_indices().peekable();
-    while let Some((k, c)) = chars.next() {
-        match quote {
-            Some(q) => {
-                out.push(c);
-                if c == '\\' {
-                    if let Some((_, n)) = chars.next() {
-                        out.push(n);
-                    }
-                } else if c == q {
-                    quote = None;
-                }
+    let mut casts = Vec::new();
+    outside_strings(text, |k, c, _| {
+        if c == '<' {
+            let after = &text[k + 1..];
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || " _.*?".contains(c)))
+                .unwrap_or(after.len());
+            let ty = &after[..end];
+            let pointer = ty.contains(['*', '?']);
+            let cast = after.as_bytes().get(end) == Some(&b'>')
+                && after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && !ty.ends_with(' ')
+                && !after[end + 1..].starts_with('=')
+                && (pointer || !after[end + 1..].starts_with(' '));
+            if cast {
+                // `<`, the type, `>`: ASCII only, one byte each.
+                casts.push(k..k + end + 2);
             }
-            None if c == '\'' || c == '"' => {
-                quote = Some(c);
-                out.push(c);
-            }
-            None if c == '<' => {
-                let after = &text[k + 1..];
-                let end = after
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || " _.*?".contains(c)))
-                    .unwrap_or(after.len());
-                let ty = &after[..end];
-                let pointer = ty.contains(['*', '?']);
-                let cast = after.as_bytes().get(end) == Some(&b'>')
-                    && after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                    && !ty.ends_with(' ')
-                    && !after[end + 1..].starts_with('=')
-                    && (pointer || !after[end + 1..].starts_with(' '));
-                if cast {
-                    out.push_str(&" ".repeat(end + 2));
-                    for _ in 0..=end {
-                        chars.next();
-                    }
-                } else {
-                    out.push(c);
-                }
-            }
-            None => out.push(c),
         }
+        true
+    });
+    let mut out = text.to_string();
+    for cast in casts {
+        out.replace_range(cast.clone(), &" ".repeat(cast.len()));
     }
     out
 }
@@ -629,7 +612,7 @@ fn outside_strings(text: &str, mut visit: impl FnMut(usize, char, usize) -> bool
 }
 
 /// Splits at commas outside brackets and strings.
-fn split_top(text: &str) -> Vec<String> {
+fn split_top(text: &str) -> Vec<&str> {
     let mut cuts = Vec::new();
     outside_strings(text, |k, c, depth| {
         if c == ',' && depth == 0 {
@@ -640,10 +623,10 @@ fn split_top(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut start = 0;
     for cut in cuts {
-        out.push(text[start..cut].to_string());
+        out.push(&text[start..cut]);
         start = cut + 1;
     }
-    out.push(text[start..].to_string());
+    out.push(&text[start..]);
     out
 }
 
