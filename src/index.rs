@@ -50,7 +50,7 @@ pub enum IndexError {
 
 /// Bumped when the schema or the chunking changes: an index written by another layout is
 /// rebuilt from the store instead of being misread.
-const LAYOUT: &str = "refgraph-index-10";
+const LAYOUT: &str = "refgraph-index-11";
 
 /// The content type of the one document per release that records its stamp, so a release
 /// with no chunks at all is still known to be indexed. It holds no text and is never a hit.
@@ -85,6 +85,7 @@ struct Fields {
     /// Columns for the name ranking's ties: fewer entities, then a shorter title, first.
     entity_count: Field,
     title_len: Field,
+    lifts: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -123,6 +124,7 @@ fn schema() -> (Schema, Fields) {
         name_keys: b.add_text_field("name_keys", STRING),
         entity_count: b.add_u64_field("entity_count", FAST),
         title_len: b.add_u64_field("title_len", FAST),
+        lifts: b.add_text_field("lifts", STORED),
     };
     (b.build(), fields)
 }
@@ -147,9 +149,11 @@ pub(crate) struct Ranked {
     pub vector: Box<[f32]>,
 }
 
-/// The vectors of one release's chunks, loaded at its first vector search.
+/// The ranking data of one release's chunks, loaded at its first search: their vectors, and
+/// the chunks a hit on each lifts (see [`chunks::Chunk::lifts`]).
 struct Part {
     chunks: Vec<Ranked>,
+    lifts: HashMap<DocAddress, Vec<DocAddress>>,
 }
 
 /// How many releases' vectors stay loaded at least (`REFGRAPH_INDEX_RELEASES` overrides;
@@ -212,6 +216,8 @@ pub struct HitRanks {
     pub vector_rank: Option<usize>,
     pub cosine: Option<f32>,
     pub name_rank: Option<usize>,
+    /// The score a relevant hit on a type it takes added ([`chunks::Chunk::lifts`]).
+    pub lifted: Option<f32>,
 }
 
 impl std::fmt::Display for HitRanks {
@@ -231,6 +237,9 @@ impl std::fmt::Display for HitRanks {
         }
         if let Some(r) = self.name_rank {
             parts.push(format!("name #{r}"));
+        }
+        if let Some(l) = self.lifted {
+            parts.push(format!("lifted {l:.4} by a hit on a type it takes"));
         }
         f.write_str(&parts.join(", "))
     }
@@ -529,6 +538,9 @@ impl TextIndex {
             );
             d.add_text(f.last_updated, &c.last_updated);
             d.add_text(f.embed_hash, &hash);
+            for l in &c.lifts {
+                d.add_text(f.lifts, l);
+            }
             if let Some(v) = v {
                 d.add_bytes(f.vector, &embed::to_bytes(&v));
             }
@@ -674,8 +686,8 @@ impl TextIndex {
         Ok(snap)
     }
 
-    /// The vectors of one release's chunks in `snap`, loaded at first use and kept for the
-    /// most recently searched releases.
+    /// The ranking data (vectors, lifts) of one release's chunks in `snap`, loaded at first
+    /// use and kept for the most recently searched releases.
     fn part(&self, snap: &Snapshot, release: &str) -> Result<Arc<Part>, IndexError> {
         if let Some(p) = snap
             .parts
@@ -700,11 +712,22 @@ impl TextIndex {
             .collect();
         addresses.sort();
         let mut chunks = Vec::with_capacity(addresses.len());
+        let mut by_id: HashMap<String, DocAddress> = HashMap::new();
+        let mut lift_ids: Vec<(DocAddress, Vec<String>)> = Vec::new();
         for address in addresses {
             let doc: TantivyDocument = snap.searcher.doc(address).map_err(|e| self.err(e))?;
             let s = |field: Field| text_of(&doc, field);
             if s(f.content_type) == MARKER {
                 continue;
+            }
+            by_id.insert(s(f.id).to_string(), address);
+            let lifts: Vec<String> = doc
+                .get_all(f.lifts)
+                .filter_map(|v| v.as_str())
+                .map(str::to_string)
+                .collect();
+            if !lifts.is_empty() {
+                lift_ids.push((address, lifts));
             }
             let Some(vector) = doc
                 .get_first(f.vector)
@@ -720,7 +743,16 @@ impl TextIndex {
                 vector: vector.into_boxed_slice(),
             });
         }
-        let part = Arc::new(Part { chunks });
+        let lifts = lift_ids
+            .into_iter()
+            .map(|(a, ids)| {
+                (
+                    a,
+                    ids.iter().filter_map(|i| by_id.get(i).copied()).collect(),
+                )
+            })
+            .collect();
+        let part = Arc::new(Part { chunks, lifts });
         snap.parts
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -758,6 +790,11 @@ impl TextIndex {
             entities: serde_json::from_str(&s(f.entities)).unwrap_or_default(),
             last_updated: s(f.last_updated),
             embed_text: String::new(),
+            lifts: doc
+                .get_all(f.lifts)
+                .filter_map(|v| v.as_str())
+                .map(str::to_string)
+                .collect(),
         }
     }
 
@@ -901,37 +938,37 @@ impl TextIndex {
             self.bm25(&snap, &terms, req, depth)?
         };
         let bm25: Vec<usize> = bm25_addresses.iter().map(|a| number(*a)).collect();
+        // The releases asked for (all when none), their ranking data loaded on demand.
+        let mut releases: Vec<&String> = if req.releases.is_empty() {
+            snap.releases.keys().collect()
+        } else {
+            req.releases
+                .iter()
+                .filter(|r| snap.releases.contains_key(*r))
+                .collect()
+        };
+        releases.sort();
+        releases.dedup();
+        let wanted = self
+            .loaded_releases
+            .fetch_max(releases.len(), std::sync::atomic::Ordering::Relaxed)
+            .max(releases.len());
+        {
+            let mut parts = snap.parts.lock().unwrap_or_else(|p| p.into_inner());
+            if parts.cap().get() < wanted {
+                parts.resize(std::num::NonZeroUsize::new(wanted).expect("nonzero"));
+            }
+        }
+        let parts: Vec<Arc<Part>> = releases
+            .iter()
+            .map(|r| self.part(&snap, r))
+            .collect::<Result<_, _>>()?;
         let mut cosines: HashMap<usize, f32> = HashMap::new();
         let mut used_vectors = false;
         let vector: Vec<usize> = match (mode, self.embedder()) {
             (Mode::Bm25Only, _) | (_, None) => Vec::new(),
             (_, Some(embedder)) => {
                 let q = self.query_vector(&embedder, &req.query)?;
-                // The releases asked for (all when none), their vectors loaded on demand.
-                let mut releases: Vec<&String> = if req.releases.is_empty() {
-                    snap.releases.keys().collect()
-                } else {
-                    req.releases
-                        .iter()
-                        .filter(|r| snap.releases.contains_key(*r))
-                        .collect()
-                };
-                releases.sort();
-                releases.dedup();
-                let wanted = self
-                    .loaded_releases
-                    .fetch_max(releases.len(), std::sync::atomic::Ordering::Relaxed)
-                    .max(releases.len());
-                {
-                    let mut parts = snap.parts.lock().unwrap_or_else(|p| p.into_inner());
-                    if parts.cap().get() < wanted {
-                        parts.resize(std::num::NonZeroUsize::new(wanted).expect("nonzero"));
-                    }
-                }
-                let parts: Vec<Arc<Part>> = releases
-                    .iter()
-                    .map(|r| self.part(&snap, r))
-                    .collect::<Result<_, _>>()?;
                 let mut scored: Vec<(DocAddress, f32)> = parts
                     .iter()
                     .flat_map(|p| &p.chunks)
@@ -971,6 +1008,54 @@ impl TextIndex {
             .map(|c| c.powf(self.fusion.trust_power))
             .collect();
         let fused = self.fusion.fuse(&bm25, &trust, &vector, &names);
+        let rank = |list: &[usize], i: usize| list.iter().position(|&x| x == i).map(|p| p + 1);
+        let ranks_of = |i: usize| {
+            let bm25_rank = rank(&bm25, i);
+            HitRanks {
+                bm25_rank,
+                coverage: bm25_rank.map(|r| covered[r - 1]),
+                vector_rank: rank(&vector, i),
+                cosine: cosines.get(&i).copied(),
+                name_rank: rank(&names, i),
+                lifted: None,
+            }
+        };
+        // A relevant hit on a type (a class, a property of one, an OpenAPI schema) lifts the
+        // callables that take it, each by a share of its score.
+        let mut lifted: HashMap<usize, f32> = HashMap::new();
+        if self.fusion.lift > 0.0 {
+            let by_address: HashMap<DocAddress, &Vec<DocAddress>> = parts
+                .iter()
+                .flat_map(|p| p.lifts.iter())
+                .filter(|(a, _)| numbers.contains_key(a))
+                .map(|(a, l)| (*a, l))
+                .collect();
+            for &(i, score) in &fused {
+                let Some(takers) = by_address.get(&ids[i]) else {
+                    continue;
+                };
+                if takers.is_empty() || !self.fusion.relevant(&ranks_of(i), used_vectors) {
+                    continue;
+                }
+                let share = score * self.fusion.lift / takers.len() as f32;
+                for t in takers.iter() {
+                    let j = *numbers.entry(*t).or_insert_with(|| {
+                        ids.push(*t);
+                        ids.len() - 1
+                    });
+                    *lifted.entry(j).or_default() += share;
+                }
+            }
+        }
+        let mut fused = fused;
+        if !lifted.is_empty() {
+            let mut scores: HashMap<usize, f32> = fused.into_iter().collect();
+            for (j, l) in &lifted {
+                *scores.entry(*j).or_default() += l;
+            }
+            fused = scores.into_iter().collect();
+            fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        }
         let mut hits: Vec<SearchHit> = Vec::new();
         // Each hit's twin key (`twin_of`), computed once.
         let mut twins: Vec<Option<String>> = Vec::new();
@@ -986,14 +1071,9 @@ impl TextIndex {
             if seen >= reach && !schemas.is_empty() {
                 break;
             }
-            let rank = |list: &[usize]| list.iter().position(|&x| x == i).map(|p| p + 1);
-            let bm25_rank = rank(&bm25);
             let ranks = HitRanks {
-                bm25_rank,
-                coverage: bm25_rank.map(|r| covered[r - 1]),
-                vector_rank: rank(&vector),
-                cosine: cosines.get(&i).copied(),
-                name_rank: rank(&names),
+                lifted: lifted.get(&i).copied(),
+                ..ranks_of(i)
             };
             if !self.fusion.relevant(&ranks, used_vectors) {
                 rejected += 1;
@@ -1504,6 +1584,7 @@ mod tests {
             }],
             last_updated: String::new(),
             embed_text: String::new(),
+            lifts: Vec::new(),
         }
     }
 

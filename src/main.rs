@@ -106,8 +106,8 @@ struct Cli {
     #[arg(long, env = "REFGRAPH_MODEL_DIR", global = true)]
     model_dir: Option<PathBuf>,
     /// How concept search fuses its rankings, as KEY=VALUE pairs separated by commas; keys:
-    /// bm25, vector, names (weights), k, candidates, min_cosine, min_coverage, trust_power
-    /// [default: bm25=0.5,vector=0.3,names=0.2,k=60,candidates=50,min_cosine=0.2,min_coverage=0.5,trust_power=2]
+    /// bm25, vector, names (weights), k, candidates, min_cosine, min_coverage, trust_power, lift
+    /// [default: bm25=0.5,vector=0.3,names=0.2,k=60,candidates=50,min_cosine=0.2,min_coverage=0.5,trust_power=2,lift=0.5]
     #[arg(long, env = "REFGRAPH_FUSION", global = true, value_name = "SPEC", value_parser = parse_fusion)]
     fusion: Option<refgraph::index::FusionConfig>,
     #[command(subcommand)]

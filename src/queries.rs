@@ -149,6 +149,7 @@ mod registered {
         signature_changed,
         symbol_mentions,
         symbol_triples,
+        takers,
     }
 }
 

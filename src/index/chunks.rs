@@ -91,7 +91,17 @@ pub struct Chunk {
     /// undocumented members such as mobx's collections it crowded documented chunks out of
     /// the vector ranking); BM25 and the name ranking still find it.
     pub embed_text: String,
+    /// Ids of the chunks of the callables that take what this chunk is about (its class, or
+    /// for a property or attribute its class; for an OpenAPI schema, the operations whose
+    /// request body or 2xx response it is): a relevant hit on this chunk lifts them
+    /// ([`crate::index::fusion::FusionConfig::lift`]). Empty when more than [`MAX_TAKERS`]
+    /// take it: a type everything takes says nothing about any one of them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lifts: Vec<String>,
 }
+
+/// How many callables may take a type before a hit on it lifts none of them.
+pub const MAX_TAKERS: usize = 20;
 
 /// Kinds whose symbols get a chunk even without a docstring: the things people call.
 const CALLABLE_KINDS: &[&str] = &[
@@ -251,6 +261,7 @@ fn section_chunks(
             entities,
             last_updated: get_str(&row, "last_updated").unwrap_or_else(|| rel.ingested_at.clone()),
             embed_text,
+            lifts: Vec::new(),
         });
     }
     Ok(out)
@@ -286,6 +297,8 @@ pub fn entity_chunks(
     };
     let mentions = DocstringMentions::new(store, rel, &rows)?;
     let mut out = Vec::new();
+    // Each chunk's own class, for a property or attribute: a hit on it lifts what takes that.
+    let mut owner: Vec<Option<String>> = Vec::new();
     for row in rows {
         let (Some(symbol), Some(qname), Some(ty)) = (
             get_str(&row, "symbol"),
@@ -371,10 +384,11 @@ pub fn entity_chunks(
             }
             e
         };
-        let id = format!(
-            "{}#{}",
-            rel.release,
-            symbol.rsplit_once('#').map_or("", |x| x.1)
+        let id = chunk_id(&rel.release, &symbol);
+        owner.push(
+            matches!(kind.as_str(), "property" | "attribute")
+                .then(|| get_str(&row, "parent"))
+                .flatten(),
         );
         out.push(Chunk {
             page: id.clone(),
@@ -406,7 +420,54 @@ pub fn entity_chunks(
             ),
             last_updated: rel.ingested_at.clone(),
             embed_text,
+            lifts: Vec::new(),
         });
+    }
+    let takers = takers(store, &release, rel)?;
+    let have: std::collections::HashSet<String> = out.iter().map(|c| c.id.clone()).collect();
+    for (chunk, owner) in out.iter_mut().zip(owner) {
+        let taken = takers
+            .get(&chunk.title)
+            .or_else(|| owner.and_then(|o| takers.get(&o)));
+        if let Some(t) = taken.filter(|t| t.len() <= MAX_TAKERS) {
+            chunk.lifts = t
+                .iter()
+                .filter(|id| **id != chunk.id && have.contains(*id))
+                .cloned()
+                .collect();
+        }
+    }
+    Ok(out)
+}
+
+/// A symbol's chunk id: the release, then the symbol IRI's fragment.
+fn chunk_id(release: &str, symbol: &str) -> String {
+    format!("{release}#{}", symbol.rsplit_once('#').map_or("", |x| x.1))
+}
+
+/// The chunk ids of the callables that take each class or schema of the release (by its
+/// qualified name): `takers.rq`, with `array<Pet>` read as `Pet`.
+fn takers(
+    store: &Store,
+    release: &NamedNode,
+    rel: &ReleaseInfo,
+) -> Result<HashMap<String, Vec<String>>, StoreError> {
+    let rows = store.select(&queries::takers, &[("release", release.clone().into())])?;
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    for row in rows {
+        let (Some(taker), Some(taken)) = (get_str(&row, "taker"), get_str(&row, "taken")) else {
+            continue;
+        };
+        let taken = taken
+            .strip_prefix("array<")
+            .and_then(|t| t.strip_suffix('>'))
+            .unwrap_or(&taken)
+            .to_string();
+        let id = chunk_id(&rel.release, &taker);
+        let list = out.entry(taken).or_default();
+        if !list.contains(&id) {
+            list.push(id);
+        }
     }
     Ok(out)
 }

@@ -24,6 +24,9 @@ pub struct FusionConfig {
     pub min_coverage: f32,
     /// A BM25 hit counts in proportion to its share of the query's words to this power.
     pub trust_power: f32,
+    /// The share of a relevant hit's score that goes to the callables taking what it is
+    /// about (a class, a property's class, an OpenAPI schema), split evenly among them.
+    pub lift: f32,
 }
 
 impl Default for FusionConfig {
@@ -37,13 +40,14 @@ impl Default for FusionConfig {
             min_cosine: 0.2,
             min_coverage: 0.5,
             trust_power: 2.0,
+            lift: 0.5,
         }
     }
 }
 
 impl FusionConfig {
     /// `bm25=0.5,vector=0.3,names=0.2,k=60,candidates=50,min_cosine=0.2,min_coverage=0.5,
-    /// trust_power=2`, any subset, over the defaults.
+    /// trust_power=2,lift=0.5`, any subset, over the defaults.
     pub fn parse(spec: &str) -> Result<Self, String> {
         let mut c = FusionConfig::default();
         for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -65,9 +69,10 @@ impl FusionConfig {
                 "min_cosine" => c.min_cosine = number,
                 "min_coverage" => c.min_coverage = number,
                 "trust_power" => c.trust_power = number,
+                "lift" => c.lift = number,
                 other => {
                     return Err(format!(
-                        "unknown key '{other}'; keys: bm25, vector, names, k, candidates, min_cosine, min_coverage, trust_power"
+                        "unknown key '{other}'; keys: bm25, vector, names, k, candidates, min_cosine, min_coverage, trust_power, lift"
                     ));
                 }
             }
@@ -280,7 +285,7 @@ impl FusionConfig {
     /// Whether a hit is worth showing: its entity is named in the query, its vector is close
     /// enough, or it holds enough of the query's words.
     pub(crate) fn relevant(&self, ranks: &HitRanks, used_vectors: bool) -> bool {
-        if ranks.name_rank.is_some() {
+        if ranks.name_rank.is_some() || ranks.lifted.is_some() {
             return true;
         }
         if used_vectors && ranks.cosine.is_some_and(|c| c >= self.min_cosine) {

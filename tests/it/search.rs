@@ -841,3 +841,58 @@ fn undocumented_symbols_are_found_by_words_and_names_but_not_by_vectors() {
         assert!(found.iter().any(|n| n == list), "{mode:?}: {found:?}");
     }
 }
+
+/// A relevant hit on a type lifts the callables that take it (issue 32): a question about an
+/// option finds the options class, and through it the function that takes the options,
+/// which shares none of the question's words; without the lift it is not found at all.
+#[test]
+fn a_hit_on_a_type_lifts_the_callables_that_take_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("weeks");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(
+        pkg.join("__init__.py"),
+        r#"class WeekOptions:
+    """Say which weekday begins a week: Monday or Sunday."""
+
+class Calendar:
+    """A calendar of holidays."""
+
+def start_of_week(date, options: WeekOptions = None):
+    """Return the first day of the week that holds the date."""
+
+def end_of_month(date, calendar: Calendar = None):
+    """Return the last day of the month."""
+"#,
+    )
+    .unwrap();
+    let store = Store::in_memory();
+    let id = PackageId::new(refgraph::model::Ecosystem::Pypi, "weeks");
+    try_ingest(&store, dir.path(), &id, "1.0.0").unwrap();
+    let found = |lift: f32| {
+        let mut index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
+        index.fusion.lift = lift;
+        let e = Engine::new(store.clone()).with_index(Arc::new(index), None);
+        e.sync_index(false, &|_, _, _| {}).unwrap();
+        let (s, _) = e
+            .docs()
+            .search_docs(&DocQuery {
+                query: "weekday begins on monday".into(),
+                package: Some("weeks".into()),
+                limit: Some(5),
+                ..Default::default()
+            })
+            .unwrap();
+        s.results
+            .iter()
+            .map(|h| h.entities[0].qualified_name.clone())
+            .collect::<Vec<_>>()
+    };
+    let lifted = found(0.5);
+    assert_eq!(
+        lifted,
+        ["weeks.WeekOptions", "weeks.start_of_week"],
+        "the options class, then the function taking it (not end_of_month, which takes another type)"
+    );
+    assert_eq!(found(0.0), ["weeks.WeekOptions"], "no lift, no function");
+}
