@@ -362,7 +362,8 @@ impl Glossary {
     }
 
     /// Cuts a run of Chinese characters into the fewest words the glossary knows (a lone
-    /// character where it knows none), preferring fewer lone characters on a tie.
+    /// character where it knows none; a particle such as 的 counts half), preferring fewer
+    /// lone characters on a tie.
     fn segment<'a>(&self, run: &'a str) -> Vec<&'a str> {
         let bounds: Vec<usize> = run
             .char_indices()
@@ -370,7 +371,8 @@ impl Glossary {
             .chain([run.len()])
             .collect();
         let n = bounds.len() - 1;
-        // best[i]: (words, lone characters, where the last word starts) for run[..i].
+        // best[i]: (words, particles counting half, as twice the count; lone characters; where
+        // the last word starts) for run[..i].
         let mut best: Vec<Option<(usize, usize, usize)>> = vec![None; n + 1];
         best[0] = Some((0, 0, 0));
         for end in 1..=n {
@@ -383,8 +385,15 @@ impl Glossary {
                 if !single && !self.words.contains_key(word) && !STOP.contains(&word) {
                     continue;
                 }
-                let known = self.words.contains_key(word) || STOP.contains(&word);
-                let cost = (w + 1, lone + usize::from(single && !known), start);
+                let stop = STOP.contains(&word);
+                let known = stop || self.words.contains_key(word);
+                // A particle standing alone costs half a word: 入驻商家的 is 入驻 商家 的, not
+                // 入驻 商 家的 ("wife").
+                let cost = (
+                    w + if stop { 1 } else { 2 },
+                    lone + usize::from(single && !known),
+                    start,
+                );
                 if best[end].is_none_or(|b| (cost.0, cost.1) < (b.0, b.1)) {
                     best[end] = Some(cost);
                 }
@@ -571,6 +580,13 @@ mod tests {
         let t = g.translate("用 httpx 设置请求的超时时间").unwrap();
         assert_eq!(t.english, "httpx set up request timeout time");
         assert!(t.unknown.is_empty());
+        // A particle standing alone costs less than a word it could end: 商家 的, not
+        // 商 家的 ("wife"), while 目的 stays one word.
+        let g2 = Glossary::parse(
+            "商 = commerce\n家 = home\n商家 = merchant\n家的 = wife\n目 = eye\n目的 = purpose",
+        );
+        assert_eq!(g2.translate("商家的").unwrap().english, "merchant");
+        assert_eq!(g2.translate("目的").unwrap().english, "purpose");
         let t = g.translate("上传龘").unwrap();
         assert_eq!(t.unknown, ["龘"]);
         assert!(g.translate("upload a file").is_none());
