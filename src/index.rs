@@ -959,10 +959,16 @@ impl TextIndex {
                 parts.resize(std::num::NonZeroUsize::new(wanted).expect("nonzero"));
             }
         }
-        let parts: Vec<Arc<Part>> = releases
-            .iter()
-            .map(|r| self.part(&snap, r))
-            .collect::<Result<_, _>>()?;
+        // Read only when something uses them: the vectors, or the lifts.
+        let parts: Vec<Arc<Part>> =
+            if self.fusion.lift > 0.0 || (mode != Mode::Bm25Only && self.embedder().is_some()) {
+                releases
+                    .iter()
+                    .map(|r| self.part(&snap, r))
+                    .collect::<Result<_, _>>()?
+            } else {
+                Vec::new()
+            };
         let mut cosines: HashMap<usize, f32> = HashMap::new();
         let mut used_vectors = false;
         let vector: Vec<usize> = match (mode, self.embedder()) {
@@ -1020,42 +1026,10 @@ impl TextIndex {
                 lifted: None,
             }
         };
-        // A relevant hit on a type (a class, a property of one, an OpenAPI schema) lifts the
-        // callables that take it, each by a share of its score.
-        let mut lifted: HashMap<usize, f32> = HashMap::new();
-        if self.fusion.lift > 0.0 {
-            let by_address: HashMap<DocAddress, &Vec<DocAddress>> = parts
-                .iter()
-                .flat_map(|p| p.lifts.iter())
-                .filter(|(a, _)| numbers.contains_key(a))
-                .map(|(a, l)| (*a, l))
-                .collect();
-            for &(i, score) in &fused {
-                let Some(takers) = by_address.get(&ids[i]) else {
-                    continue;
-                };
-                if takers.is_empty() || !self.fusion.relevant(&ranks_of(i), used_vectors) {
-                    continue;
-                }
-                let share = score * self.fusion.lift / takers.len() as f32;
-                for t in takers.iter() {
-                    let j = *numbers.entry(*t).or_insert_with(|| {
-                        ids.push(*t);
-                        ids.len() - 1
-                    });
-                    *lifted.entry(j).or_default() += share;
-                }
-            }
-        }
-        let mut fused = fused;
-        if !lifted.is_empty() {
-            let mut scores: HashMap<usize, f32> = fused.into_iter().collect();
-            for (j, l) in &lifted {
-                *scores.entry(*j).or_default() += l;
-            }
-            fused = scores.into_iter().collect();
-            fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        }
+        let reach = req.limit.max(1) * SCHEMA_REACH;
+        let (fused, lifted) = self.lift(fused, &parts, &mut ids, &mut numbers, reach, |i| {
+            self.fusion.relevant(&ranks_of(i), used_vectors)
+        });
         let mut hits: Vec<SearchHit> = Vec::new();
         // Each hit's twin key (`twin_of`), computed once.
         let mut twins: Vec<Option<String>> = Vec::new();
@@ -1065,7 +1039,6 @@ impl TextIndex {
         // below other packages' weaker hits, and the list would no longer follow the scores.
         let defer_schemas = req.releases.len() == 1;
         let mut schemas = Vec::new();
-        let reach = req.limit.max(1) * SCHEMA_REACH;
         let mut rejected = 0;
         for (seen, (i, score)) in fused.into_iter().enumerate() {
             if seen >= reach && !schemas.is_empty() {
@@ -1132,6 +1105,64 @@ impl TextIndex {
             unmatched,
             corrected,
         })
+    }
+
+    /// A relevant hit among the first `reach` of `fused` on a type (a class, a property of
+    /// one, an OpenAPI request body's schema) lifts the callables that take it, each by an
+    /// even share of `lift` times its score ([`chunks::Chunk::lifts`]); a callable lifted by
+    /// several hits keeps the largest. Returns `fused` with the lifts added, re-sorted, and
+    /// each lifted candidate's lift; a candidate met only through a lift is numbered in
+    /// `ids` and `numbers`.
+    fn lift(
+        &self,
+        fused: Vec<(usize, f32)>,
+        parts: &[Arc<Part>],
+        ids: &mut Vec<DocAddress>,
+        numbers: &mut HashMap<DocAddress, usize>,
+        reach: usize,
+        relevant: impl Fn(usize) -> bool,
+    ) -> (Vec<(usize, f32)>, HashMap<usize, f32>) {
+        let mut lifted: HashMap<usize, f32> = HashMap::new();
+        if self.fusion.lift <= 0.0 {
+            return (fused, lifted);
+        }
+        let by_address: HashMap<DocAddress, &Vec<DocAddress>> = parts
+            .iter()
+            .flat_map(|p| p.lifts.iter())
+            .filter(|(a, _)| numbers.contains_key(a))
+            .map(|(a, l)| (*a, l))
+            .collect();
+        // Only hits within the reach of the answer lift: a candidate far down the list, however
+        // relevant, is no evidence for what the question is about.
+        for &(i, score) in fused.iter().take(reach) {
+            let Some(takers) = by_address.get(&ids[i]) else {
+                continue;
+            };
+            if takers.is_empty() || !relevant(i) {
+                continue;
+            }
+            let share = score * self.fusion.lift / takers.len() as f32;
+            for t in takers.iter() {
+                let j = *numbers.entry(*t).or_insert_with(|| {
+                    ids.push(*t);
+                    ids.len() - 1
+                });
+                // A class and its properties lift the same callables: the best of them counts,
+                // not their sum.
+                let l = lifted.entry(j).or_default();
+                *l = l.max(share);
+            }
+        }
+        if lifted.is_empty() {
+            return (fused, lifted);
+        }
+        let mut scores: HashMap<usize, f32> = fused.into_iter().collect();
+        for (j, l) in &lifted {
+            *scores.entry(*j).or_default() += l;
+        }
+        let mut fused: Vec<(usize, f32)> = scores.into_iter().collect();
+        fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        (fused, lifted)
     }
 
     /// Whether any chunk in reach of `req` holds one of `words` (stemmed) in its text or

@@ -91,17 +91,18 @@ pub struct Chunk {
     /// undocumented members such as mobx's collections it crowded documented chunks out of
     /// the vector ranking); BM25 and the name ranking still find it.
     pub embed_text: String,
-    /// Ids of the chunks of the callables that take what this chunk is about (its class, or
-    /// for a property or attribute its class; for an OpenAPI schema, the operations whose
-    /// request body or 2xx response it is): a relevant hit on this chunk lifts them
+    /// Ids of the chunks of the callables that take what this chunk is about (a class or
+    /// interface, or for a property or attribute its class: parameters annotated with it; an
+    /// OpenAPI schema: the operations whose request body it is): a relevant hit on this
+    /// chunk lifts them
     /// ([`crate::index::fusion::FusionConfig::lift`]). Empty when more than [`MAX_TAKERS`]
     /// take it: a type everything takes says nothing about any one of them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lifts: Vec<String>,
 }
 
-/// How many callables may take a type before a hit on it lifts none of them.
-pub const MAX_TAKERS: usize = 20;
+/// How many callables (with chunks) may take a type before a hit on it lifts none of them.
+pub(crate) const MAX_TAKERS: usize = 20;
 
 /// Kinds whose symbols get a chunk even without a docstring: the things people call.
 const CALLABLE_KINDS: &[&str] = &[
@@ -426,15 +427,24 @@ pub fn entity_chunks(
     let takers = takers(store, &release, rel)?;
     let have: std::collections::HashSet<String> = out.iter().map(|c| c.id.clone()).collect();
     for (chunk, owner) in out.iter_mut().zip(owner) {
-        let taken = takers
-            .get(&chunk.title)
-            .or_else(|| owner.and_then(|o| takers.get(&o)));
-        if let Some(t) = taken.filter(|t| t.len() <= MAX_TAKERS) {
-            chunk.lifts = t
-                .iter()
-                .filter(|id| **id != chunk.id && have.contains(*id))
-                .cloned()
-                .collect();
+        let kind = chunk.entities.first().map_or("", |e| e.kind.as_str());
+        // A type is taken under its own name; a schema renamed beside an operation of the
+        // same name (`schemas.Pet`) is named bare in request bodies.
+        let taken = match kind {
+            "class" | "interface" => takers.get(&chunk.title),
+            "schema" => takers.get(chunk.title.strip_prefix("schemas.").unwrap_or(&chunk.title)),
+            _ => owner.and_then(|o| takers.get(&o)),
+        };
+        let Some(taken) = taken else {
+            continue;
+        };
+        let lifts: Vec<String> = taken
+            .iter()
+            .filter(|id| **id != chunk.id && have.contains(*id))
+            .cloned()
+            .collect();
+        if lifts.len() <= MAX_TAKERS {
+            chunk.lifts = lifts;
         }
     }
     Ok(out)

@@ -33,6 +33,10 @@ const SENSES: usize = 4;
 /// The longest word looked up, in characters.
 const MAX_WORD: usize = 8;
 
+/// Particles: they end no word they could join (商家的 is 商家 的, not 商 家的 "wife"), so a
+/// cut counts one standing alone as half a word.
+const PARTICLES: &[&str] = &["的", "了", "吗", "呢", "吧", "啊", "着"];
+
 /// Words that carry no topic in a question (particles, pronouns, question words): dropped.
 const STOP: &[&str] = &[
     "的",
@@ -362,8 +366,8 @@ impl Glossary {
     }
 
     /// Cuts a run of Chinese characters into the fewest words the glossary knows (a lone
-    /// character where it knows none; a particle such as 的 counts half), preferring fewer
-    /// lone characters on a tie.
+    /// character where it knows none; a particle such as 的 counts half, see [`PARTICLES`]),
+    /// preferring fewer lone characters on a tie.
     fn segment<'a>(&self, run: &'a str) -> Vec<&'a str> {
         let bounds: Vec<usize> = run
             .char_indices()
@@ -371,8 +375,8 @@ impl Glossary {
             .chain([run.len()])
             .collect();
         let n = bounds.len() - 1;
-        // best[i]: (words, particles counting half, as twice the count; lone characters; where
-        // the last word starts) for run[..i].
+        // best[i]: (twice the words, a particle counting one; lone characters; where the last
+        // word starts) for run[..i].
         let mut best: Vec<Option<(usize, usize, usize)>> = vec![None; n + 1];
         best[0] = Some((0, 0, 0));
         for end in 1..=n {
@@ -385,12 +389,9 @@ impl Glossary {
                 if !single && !self.words.contains_key(word) && !STOP.contains(&word) {
                     continue;
                 }
-                let stop = STOP.contains(&word);
-                let known = stop || self.words.contains_key(word);
-                // A particle standing alone costs half a word: 入驻商家的 is 入驻 商家 的, not
-                // 入驻 商 家的 ("wife").
+                let known = self.words.contains_key(word) || STOP.contains(&word);
                 let cost = (
-                    w + if stop { 1 } else { 2 },
+                    w + if PARTICLES.contains(&word) { 1 } else { 2 },
                     lone + usize::from(single && !known),
                     start,
                 );
@@ -581,12 +582,17 @@ mod tests {
         assert_eq!(t.english, "httpx set up request timeout time");
         assert!(t.unknown.is_empty());
         // A particle standing alone costs less than a word it could end: 商家 的, not
-        // 商 家的 ("wife"), while 目的 stays one word.
+        // 商 家的 ("wife"). Other stop words count whole: 系统 性能, not 系统性 能 (能 "can"
+        // is dropped, and "performance" with it).
         let g2 = Glossary::parse(
-            "商 = commerce\n家 = home\n商家 = merchant\n家的 = wife\n目 = eye\n目的 = purpose",
+            "商 = commerce\n家 = home\n商家 = merchant\n家的 = wife\n\
+             系统 = system\n系统性 = systematic\n性能 = performance",
         );
         assert_eq!(g2.translate("商家的").unwrap().english, "merchant");
-        assert_eq!(g2.translate("目的").unwrap().english, "purpose");
+        assert_eq!(
+            g2.translate("系统性能").unwrap().english,
+            "system performance"
+        );
         let t = g.translate("上传龘").unwrap();
         assert_eq!(t.unknown, ["龘"]);
         assert!(g.translate("upload a file").is_none());

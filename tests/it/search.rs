@@ -855,6 +855,10 @@ fn a_hit_on_a_type_lifts_the_callables_that_take_it() {
         r#"class WeekOptions:
     """Say which weekday begins a week: Monday or Sunday."""
 
+    @property
+    def locale(self):
+        """The language the names of the months are written in."""
+
 class Calendar:
     """A calendar of holidays."""
 
@@ -866,10 +870,19 @@ def end_of_month(date, calendar: Calendar = None):
 "#,
     )
     .unwrap();
+    // A type more callables take than MAX_TAKERS (20) says nothing about any one of them.
+    let mut everywhere =
+        String::from("class MoonPhase:\n    \"\"\"A stage of the lunar cycle.\"\"\"\n");
+    for i in 0..21 {
+        everywhere.push_str(&format!(
+            "\ndef step_{i}(x, p: MoonPhase = None):\n    \"\"\"Step {i}.\"\"\"\n"
+        ));
+    }
+    std::fs::write(pkg.join("moon.py"), everywhere).unwrap();
     let store = Store::in_memory();
     let id = PackageId::new(refgraph::model::Ecosystem::Pypi, "weeks");
     try_ingest(&store, dir.path(), &id, "1.0.0").unwrap();
-    let found = |lift: f32| {
+    let found = |lift: f32, query: &str| {
         let mut index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
         index.fusion.lift = lift;
         let e = Engine::new(store.clone()).with_index(Arc::new(index), None);
@@ -877,7 +890,7 @@ def end_of_month(date, calendar: Calendar = None):
         let (s, _) = e
             .docs()
             .search_docs(&DocQuery {
-                query: "weekday begins on monday".into(),
+                query: query.into(),
                 package: Some("weeks".into()),
                 limit: Some(5),
                 ..Default::default()
@@ -888,11 +901,24 @@ def end_of_month(date, calendar: Calendar = None):
             .map(|h| h.entities[0].qualified_name.clone())
             .collect::<Vec<_>>()
     };
-    let lifted = found(0.5);
+    let week = "weekday begins on monday";
     assert_eq!(
-        lifted,
+        found(0.5, week),
         ["weeks.WeekOptions", "weeks.start_of_week"],
         "the options class, then the function taking it (not end_of_month, which takes another type)"
     );
-    assert_eq!(found(0.0), ["weeks.WeekOptions"], "no lift, no function");
+    assert_eq!(
+        found(0.0, week),
+        ["weeks.WeekOptions"],
+        "no lift, no function"
+    );
+    // A property lifts what takes its class.
+    assert_eq!(
+        found(0.5, "language of month names"),
+        ["weeks.WeekOptions.locale", "weeks.start_of_week"]
+    );
+    assert_eq!(
+        found(0.5, "stage of the lunar cycle"),
+        ["weeks.moon.MoonPhase"]
+    );
 }
