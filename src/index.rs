@@ -721,11 +721,7 @@ impl TextIndex {
                 continue;
             }
             by_id.insert(s(f.id).to_string(), address);
-            let lifts: Vec<String> = doc
-                .get_all(f.lifts)
-                .filter_map(|v| v.as_str())
-                .map(str::to_string)
-                .collect();
+            let lifts = stored_lifts(&doc, f.lifts);
             if !lifts.is_empty() {
                 lift_ids.push((address, lifts));
             }
@@ -790,11 +786,7 @@ impl TextIndex {
             entities: serde_json::from_str(&s(f.entities)).unwrap_or_default(),
             last_updated: s(f.last_updated),
             embed_text: String::new(),
-            lifts: doc
-                .get_all(f.lifts)
-                .filter_map(|v| v.as_str())
-                .map(str::to_string)
-                .collect(),
+            lifts: stored_lifts(doc, f.lifts),
         }
     }
 
@@ -1126,16 +1118,10 @@ impl TextIndex {
         if self.fusion.lift <= 0.0 {
             return (fused, lifted);
         }
-        let by_address: HashMap<DocAddress, &Vec<DocAddress>> = parts
-            .iter()
-            .flat_map(|p| p.lifts.iter())
-            .filter(|(a, _)| numbers.contains_key(a))
-            .map(|(a, l)| (*a, l))
-            .collect();
         // Only hits within the reach of the answer lift: a candidate far down the list, however
         // relevant, is no evidence for what the question is about.
         for &(i, score) in fused.iter().take(reach) {
-            let Some(takers) = by_address.get(&ids[i]) else {
+            let Some(takers) = parts.iter().find_map(|p| p.lifts.get(&ids[i])) else {
                 continue;
             };
             if takers.is_empty() || !relevant(i) {
@@ -1541,6 +1527,14 @@ fn twin_of(hit: &SearchHit) -> Option<String> {
 }
 
 /// The first text value of `field` in a stored document ("" when it has none).
+/// The chunk ids a stored chunk lifts ([`chunks::Chunk::lifts`]).
+fn stored_lifts(doc: &TantivyDocument, field: Field) -> Vec<String> {
+    doc.get_all(field)
+        .filter_map(|v| v.as_str())
+        .map(str::to_string)
+        .collect()
+}
+
 fn text_of(doc: &TantivyDocument, field: Field) -> &str {
     doc.get_first(field)
         .and_then(|v| v.as_str())
