@@ -869,20 +869,33 @@ impl Resolver<'_> {
                             format!(": {t}"),
                         ));
                     }
-                    for p in &s.params {
-                        if let Some(t) = &p.annotation
-                            && let Some(o) = self.class_named(&s.defined_in, t, declared, &classes)
-                        {
-                            out.push(link(
-                                RelationKind::Parameter,
-                                &s.qualified_name,
-                                Some(p.name.clone()),
-                                o,
-                                format!("{}: {t}", p.name),
-                            ));
-                        }
+                }
+                _ => {}
+            }
+            // A callable's parameters; a class's are its constructor's (`new Client(opts:
+            // Options)` takes `Options`).
+            if matches!(
+                s.kind,
+                SymbolKind::Method
+                    | SymbolKind::Staticmethod
+                    | SymbolKind::Function
+                    | SymbolKind::Class
+            ) {
+                for p in &s.params {
+                    if let Some(t) = &p.annotation
+                        && let Some(o) = self.class_named(&s.defined_in, t, declared, &classes)
+                    {
+                        out.push(link(
+                            RelationKind::Parameter,
+                            &s.qualified_name,
+                            Some(p.name.clone()),
+                            o,
+                            format!("{}: {t}", p.name),
+                        ));
                     }
                 }
+            }
+            match s.kind {
                 SymbolKind::Class | SymbolKind::Interface => {
                     for b in &s.bases {
                         let name = b.split('<').next().unwrap_or(b).trim();
@@ -1408,6 +1421,40 @@ mod tests {
                 0,
                 "function"
             )
+        );
+    }
+
+    #[test]
+    fn a_class_takes_what_its_constructor_takes() {
+        let files = vec![
+            f("package.json", r#"{"name": "sdk", "types": "index.d.ts"}"#),
+            f(
+                "index.d.ts",
+                "export interface Options { timeout: number }\n\
+                 export declare class Client { constructor(url: string, opts?: Options); send(o: Options): void }\n\
+                 export declare class Plain { constructor(n: number) }\n",
+            ),
+        ];
+        let facts = extract(&select_files(files));
+        let mut takes: Vec<(&str, &str, &str)> = facts
+            .relations
+            .iter()
+            .filter(|r| r.kind == RelationKind::Parameter)
+            .map(|r| {
+                (
+                    r.subject.as_str(),
+                    r.name.as_deref().unwrap_or(""),
+                    r.object.as_str(),
+                )
+            })
+            .collect();
+        takes.sort();
+        assert_eq!(
+            takes,
+            [
+                ("sdk:Client", "opts", "sdk:Options"),
+                ("sdk:Client.send", "o", "sdk:Options"),
+            ]
         );
     }
 

@@ -940,6 +940,14 @@ impl<'a> Resolver<'a> {
         let this = Target::Def(j, path.clone());
         let mro = self.mro(&this, 0);
         let (params, has_signature, overloads) = self.constructor(&mro);
+        // A class takes what its constructor takes (`Client(timeout: Timeout)`): read where
+        // the `__init__` or `__new__` that gives the signature is written.
+        if let Some((k, init)) = self.constructor_def(&mro) {
+            let mut taken = init.params.clone();
+            drop_receiver(&mut taken);
+            let file = &self.modules[k].file;
+            self.param_relations(k, &taken, init.line, q, file, canon, &mut facts.relations);
+        }
         let mut class = function_symbol(
             def,
             q.to_string(),
@@ -1393,7 +1401,23 @@ impl<'a> Resolver<'a> {
                 .iter()
                 .filter_map(|r| r.relation(subject, file)),
         );
-        for p in &def.params {
+        self.param_relations(module, &def.params, def.line, subject, file, canon, out);
+    }
+
+    /// `parameter` links of a callable (or of a class, through its constructor): each
+    /// parameter annotated with a class, the annotation read in `module`, where it is written.
+    #[allow(clippy::too_many_arguments)]
+    fn param_relations(
+        &self,
+        module: usize,
+        params: &[Param],
+        line: usize,
+        subject: &str,
+        file: &str,
+        canon: &Canon,
+        out: &mut Vec<Relation>,
+    ) {
+        for p in params {
             if let Some(a) = &p.annotation
                 && let Some(object) = self.class_named(module, a, canon)
             {
@@ -1404,7 +1428,7 @@ impl<'a> Resolver<'a> {
                     object,
                     evidence: format!("{}: {a}", p.name),
                     file: file.to_string(),
-                    line: def.line,
+                    line,
                 });
             }
         }
@@ -1472,6 +1496,38 @@ impl<'a> Resolver<'a> {
 
     /// The constructor along the MRO: the first `__init__` (receiver dropped), a synthesised
     /// dataclass/NamedTuple signature, or nothing when it comes from outside the release.
+    /// The module and definition of the `__init__` (or `__new__`) that [`Self::constructor`]
+    /// takes a class's signature from; `None` for synthesised fields and unknown signatures.
+    fn constructor_def(&self, mro: &[Target]) -> Option<(usize, &Def)> {
+        for t in mro {
+            match t {
+                Target::Def(k, p) => {
+                    let def = self.find_def(*k, p)?;
+                    if let Some(init) = def.members.iter().find(|m| m.name == "__init__") {
+                        return Some((*k, init));
+                    }
+                    if is_synthesised(def) {
+                        return None;
+                    }
+                    if let Some(new) = def.members.iter().find(|m| m.name == "__new__") {
+                        return Some((*k, new));
+                    }
+                }
+                Target::External(e) => {
+                    let last = e.rsplit('.').next().unwrap_or(e);
+                    if !matches!(
+                        last,
+                        "NamedTuple" | "object" | "Generic" | "ABC" | "Protocol"
+                    ) {
+                        return None;
+                    }
+                }
+                Target::Module(_) | Target::Value(..) => return None,
+            }
+        }
+        None
+    }
+
     fn constructor(&self, mro: &[Target]) -> (Vec<Param>, bool, Vec<Vec<Param>>) {
         for (pos, t) in mro.iter().enumerate() {
             match t {
@@ -2405,5 +2461,46 @@ class V:
         );
         // A folder outside any package is not made one.
         assert!(!facts.symbols.iter().any(|s| s.qualified_name == "loose"));
+    }
+
+    #[test]
+    fn a_class_takes_what_its_constructor_takes() {
+        // The annotation is read where the `__init__` is written: `Timeout` of `_base`, even
+        // for the subclass in a module that binds another `Timeout`.
+        let facts = extract(&files(&[
+            (
+                "pkg/__init__.py",
+                "from ._base import Base, Timeout\nfrom ._client import Client, Plain, Timeout as Other\n",
+            ),
+            (
+                "pkg/_base.py",
+                "class Timeout: ...\nclass Base:\n    def __init__(self, url: str, timeout: Timeout = None): ...\n",
+            ),
+            (
+                "pkg/_client.py",
+                "from ._base import Base\nclass Timeout: ...\nclass Client(Base): ...\nclass Plain:\n    def __new__(cls, t: 'Timeout'): ...\n",
+            ),
+        ]));
+        let mut takes: Vec<(&str, &str, &str)> = facts
+            .relations
+            .iter()
+            .filter(|r| r.kind == crate::model::RelationKind::Parameter)
+            .map(|r| {
+                (
+                    r.subject.as_str(),
+                    r.name.as_deref().unwrap_or(""),
+                    r.object.as_str(),
+                )
+            })
+            .collect();
+        takes.sort();
+        assert_eq!(
+            takes,
+            [
+                ("pkg.Base", "timeout", "pkg.Timeout"),
+                ("pkg.Client", "timeout", "pkg.Timeout"),
+                ("pkg.Plain", "t", "pkg.Other"),
+            ]
+        );
     }
 }
