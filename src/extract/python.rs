@@ -1018,18 +1018,19 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
                 .as_ref()
                 .is_some_and(|s| s.iter().any(|x| x == n))
         };
-        for b in &mut syntax.bindings {
-            let lazy = with_else(b.line) || getattr && own(&b.target);
-            b.type_only =
-                typing(b.line) && (runtime.contains(&b.name) || !(lazy || served(&b.name)));
-        }
         // `sys.modules[__name__] = _LazyModule(...)` (transformers): what users reach is the
         // lazy module, which serves the names listed for type checkers; the module's own
-        // imports (`is_torch_available`) are gone.
+        // imports are gone, so a name it both imports and lists (`is_torch_available`) is
+        // the listed one.
         let replaced = scope
             .statements
             .iter()
             .any(|stmt| squeezed(text(*stmt, src)).starts_with("sys.modules[__name__]="));
+        for b in &mut syntax.bindings {
+            let lazy = with_else(b.line) || getattr && own(&b.target);
+            b.type_only = typing(b.line)
+                && (!replaced && runtime.contains(&b.name) || !(lazy || served(&b.name)));
+        }
         if replaced {
             syntax.bindings.retain(|b| typing(b.line));
         }

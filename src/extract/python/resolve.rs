@@ -1981,16 +1981,20 @@ mod tests {
         let facts = extract(&files(&[
             (
                 "tf/__init__.py",
-                "from typing import TYPE_CHECKING\nfrom .utils import is_torch_available\n\
+                "from typing import TYPE_CHECKING\nfrom .utils import is_torch_available, is_tf_available\n\
                  _import_structure = {'models': ['Model']}\n\
-                 if TYPE_CHECKING:\n    from .models import Model\nelse:\n    import sys\n    \
+                 if TYPE_CHECKING:\n    from .models import Model\n    from .utils import is_tf_available\n\
+                 else:\n    import sys\n    \
                  sys.modules[__name__] = _LazyModule(__name__, globals()['__file__'], _import_structure)\n",
             ),
             (
                 "tf/models.py",
                 "class Model:\n    def __init__(self, config): ...\n",
             ),
-            ("tf/utils.py", "def is_torch_available(): ...\n"),
+            (
+                "tf/utils.py",
+                "def is_torch_available(): ...\ndef is_tf_available(): ...\n",
+            ),
             // A module `__getattr__` serves the package's own names, not typing's.
             (
                 "tf/getters.py",
@@ -2005,11 +2009,16 @@ mod tests {
         ]));
         let model = symbol(&facts, "tf.Model");
         assert_eq!(crate::model::render_params(&model.params), "(config)");
-        // The module is replaced: its own imports are not what users reach.
+        // The module is replaced: its own imports are not what users reach; a name it also
+        // lists for type checkers is served (transformers' `is_tf_available`).
         assert!(
             symbol(&facts, "tf.utils.is_torch_available")
                 .aliases
                 .is_empty()
+        );
+        assert_eq!(
+            symbol(&facts, "tf.is_tf_available").defined_in,
+            "tf.utils.is_tf_available"
         );
         assert!(
             !facts
