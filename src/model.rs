@@ -295,6 +295,28 @@ pub struct ReleaseFacts {
     pub guarded: Vec<(String, String, String)>,
 }
 
+#[cfg(test)]
+impl ReleaseFacts {
+    /// `(subject, name, object)` of every relation of `kind`, sorted: what extractor tests
+    /// compare.
+    pub fn links(&self, kind: RelationKind) -> Vec<(&str, &str, &str)> {
+        let mut out: Vec<(&str, &str, &str)> = self
+            .relations
+            .iter()
+            .filter(|r| r.kind == kind)
+            .map(|r| {
+                (
+                    r.subject.as_str(),
+                    r.name.as_deref().unwrap_or(""),
+                    r.object.as_str(),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    }
+}
+
 impl ReleaseFacts {
     /// `extends` links for the bases of classes that are classes of the same release, by
     /// canonical name or alias (the extractors resolve bases to those), unless the extractor

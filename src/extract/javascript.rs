@@ -1436,19 +1436,7 @@ mod tests {
             ),
         ];
         let facts = extract(&select_files(files));
-        let mut takes: Vec<(&str, &str, &str)> = facts
-            .relations
-            .iter()
-            .filter(|r| r.kind == RelationKind::Parameter)
-            .map(|r| {
-                (
-                    r.subject.as_str(),
-                    r.name.as_deref().unwrap_or(""),
-                    r.object.as_str(),
-                )
-            })
-            .collect();
-        takes.sort();
+        let takes = facts.links(RelationKind::Parameter);
         assert_eq!(
             takes,
             [

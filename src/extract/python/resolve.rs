@@ -2490,19 +2490,7 @@ class V:
                 "from ._base import Base\nclass Timeout: ...\nclass Client(Base): ...\nclass Plain:\n    def __new__(cls, t: 'Timeout'): ...\n",
             ),
         ]));
-        let mut takes: Vec<(&str, &str, &str)> = facts
-            .relations
-            .iter()
-            .filter(|r| r.kind == crate::model::RelationKind::Parameter)
-            .map(|r| {
-                (
-                    r.subject.as_str(),
-                    r.name.as_deref().unwrap_or(""),
-                    r.object.as_str(),
-                )
-            })
-            .collect();
-        takes.sort();
+        let takes = facts.links(crate::model::RelationKind::Parameter);
         assert_eq!(
             takes,
             [
