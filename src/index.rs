@@ -1530,7 +1530,6 @@ fn twin_of(hit: &SearchHit) -> Option<String> {
         })
 }
 
-/// The first text value of `field` in a stored document ("" when it has none).
 /// The chunk ids a stored chunk lifts ([`chunks::Chunk::lifts`]).
 fn stored_lifts(doc: &TantivyDocument, field: Field) -> Vec<String> {
     doc.get_all(field)
@@ -1539,6 +1538,7 @@ fn stored_lifts(doc: &TantivyDocument, field: Field) -> Vec<String> {
         .collect()
 }
 
+/// The first text value of `field` in a stored document ("" when it has none).
 fn text_of(doc: &TantivyDocument, field: Field) -> &str {
     doc.get_first(field)
         .and_then(|v| v.as_str())

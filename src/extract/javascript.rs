@@ -895,24 +895,21 @@ impl Resolver<'_> {
                     }
                 }
             }
-            match s.kind {
-                SymbolKind::Class | SymbolKind::Interface => {
-                    for b in &s.bases {
-                        let name = b.split('<').next().unwrap_or(b).trim();
-                        if let Some(o) = self.class_named(&s.defined_in, name, declared, &classes)
-                            && o != s.qualified_name
-                        {
-                            out.push(link(
-                                RelationKind::Extends,
-                                &s.qualified_name,
-                                None,
-                                o,
-                                format!("extends {b}"),
-                            ));
-                        }
+            if matches!(s.kind, SymbolKind::Class | SymbolKind::Interface) {
+                for b in &s.bases {
+                    let name = b.split('<').next().unwrap_or(b).trim();
+                    if let Some(o) = self.class_named(&s.defined_in, name, declared, &classes)
+                        && o != s.qualified_name
+                    {
+                        out.push(link(
+                            RelationKind::Extends,
+                            &s.qualified_name,
+                            None,
+                            o,
+                            format!("extends {b}"),
+                        ));
                     }
                 }
-                _ => {}
             }
         }
         out.sort();

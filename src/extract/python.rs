@@ -1029,7 +1029,7 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
         for b in &mut syntax.bindings {
             let lazy = with_else(b.line) || getattr && own(&b.target);
             b.type_only = typing(b.line)
-                && (!replaced && runtime.contains(&b.name) || !(lazy || served(&b.name)));
+                && ((!replaced && runtime.contains(&b.name)) || !(lazy || served(&b.name)));
         }
         if replaced {
             syntax.bindings.retain(|b| typing(b.line));

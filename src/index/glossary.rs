@@ -469,10 +469,24 @@ fn thesaurus() -> &'static [(Vec<String>, Vec<String>)] {
 }
 
 fn words_of(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
+    word_spans(text).into_iter().map(|(w, _)| w).collect()
+}
+
+/// Each word of `text` (a run of letters and digits), lower-cased, and where it ends.
+fn word_spans(text: &str) -> Vec<(String, usize)> {
+    let mut words = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices().chain([(text.len(), ' ')]) {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                words.push((text[s..i].to_lowercase(), i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    words
 }
 
 /// The thesaurus's alternatives for the words and phrases of `query`: `(phrase, words)`.
@@ -492,19 +506,7 @@ pub fn thesaurus_alternatives(query: &str) -> Vec<(String, Vec<String>)> {
 /// (payment intent)"), the longest phrase at each place; `None` when the thesaurus has none.
 /// The query's vector is computed from it: the model knows the long forms better.
 pub fn thesaurus_gloss(query: &str) -> Option<String> {
-    // Each word of the query (a run of letters and digits), lower-cased, and where it ends.
-    let mut words: Vec<(String, usize)> = Vec::new();
-    let mut start = None;
-    for (i, c) in query.char_indices().chain([(query.len(), ' ')]) {
-        match (c.is_alphanumeric(), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                words.push((query[s..i].to_lowercase(), i));
-                start = None;
-            }
-            _ => {}
-        }
-    }
+    let words = word_spans(query);
     let mut out = String::new();
     let mut copied = 0;
     let mut i = 0;

@@ -280,6 +280,18 @@ fn is_public_path(p: &str) -> bool {
     p.split('.').all(is_public_name)
 }
 
+/// A class's constructor signature along its MRO ([`Resolver::constructor`]).
+#[derive(Default)]
+struct Constructor {
+    params: Vec<Param>,
+    /// False when it comes from outside the release (the signature is unknown).
+    has_signature: bool,
+    overloads: Vec<Vec<Param>>,
+    /// The module and line of the `__init__` or `__new__` it was read from (none for
+    /// synthesised dataclass fields or the default `()`).
+    written_in: Option<(usize, usize)>,
+}
+
 impl<'a> Resolver<'a> {
     fn module(&self, name: &str) -> Option<usize> {
         self.by_name.get(name).copied()
@@ -939,14 +951,12 @@ impl<'a> Resolver<'a> {
         let file = &self.modules[j].file;
         let this = Target::Def(j, path.clone());
         let mro = self.mro(&this, 0);
-        let (params, has_signature, overloads) = self.constructor(&mro);
-        // A class takes what its constructor takes (`Client(timeout: Timeout)`): read where
-        // the `__init__` or `__new__` that gives the signature is written.
-        if let Some((k, init)) = self.constructor_def(&mro) {
-            let mut taken = init.params.clone();
-            drop_receiver(&mut taken);
+        let ctor = self.constructor(&mro);
+        // A class takes what its constructor takes (`Client(timeout: Timeout)`): annotations
+        // read where the `__init__` or `__new__` that gives the signature is written.
+        if let Some((k, line)) = ctor.written_in {
             let file = &self.modules[k].file;
-            self.param_relations(k, &taken, init.line, q, file, canon, &mut facts.relations);
+            self.param_relations(k, &ctor.params, line, q, file, canon, &mut facts.relations);
         }
         let mut class = function_symbol(
             def,
@@ -958,13 +968,13 @@ impl<'a> Resolver<'a> {
             parent_of(q),
             file,
         );
-        class.params = params;
+        class.params = ctor.params;
         // The class's docstring often documents its constructor's parameters (click.Option).
         if let Some(doc) = &class.doc {
             super::docstring::describe(&mut class.params, doc);
         }
-        class.has_signature = has_signature;
-        class.overloads = overloads;
+        class.has_signature = ctor.has_signature;
+        class.overloads = ctor.overloads;
         class.returns = None;
         class.bases = mro
             .iter()
@@ -1496,44 +1506,16 @@ impl<'a> Resolver<'a> {
 
     /// The constructor along the MRO: the first `__init__` (receiver dropped), a synthesised
     /// dataclass/NamedTuple signature, or nothing when it comes from outside the release.
-    /// The module and definition of the `__init__` (or `__new__`) that [`Self::constructor`]
-    /// takes a class's signature from; `None` for synthesised fields and unknown signatures.
-    fn constructor_def(&self, mro: &[Target]) -> Option<(usize, &Def)> {
-        for t in mro {
-            match t {
-                Target::Def(k, p) => {
-                    let def = self.find_def(*k, p)?;
-                    if let Some(init) = def.members.iter().find(|m| m.name == "__init__") {
-                        return Some((*k, init));
-                    }
-                    if is_synthesised(def) {
-                        return None;
-                    }
-                    if let Some(new) = def.members.iter().find(|m| m.name == "__new__") {
-                        return Some((*k, new));
-                    }
-                }
-                Target::External(e) => {
-                    let last = e.rsplit('.').next().unwrap_or(e);
-                    if !matches!(
-                        last,
-                        "NamedTuple" | "object" | "Generic" | "ABC" | "Protocol"
-                    ) {
-                        return None;
-                    }
-                }
-                Target::Module(_) | Target::Value(..) => return None,
-            }
-        }
-        None
-    }
-
-    fn constructor(&self, mro: &[Target]) -> (Vec<Param>, bool, Vec<Vec<Param>>) {
+    fn constructor(&self, mro: &[Target]) -> Constructor {
+        let unknown = Constructor {
+            has_signature: false,
+            ..Default::default()
+        };
         for (pos, t) in mro.iter().enumerate() {
             match t {
                 Target::Def(k, p) => {
                     let Some(def) = self.find_def(*k, p) else {
-                        return (vec![], false, vec![]);
+                        return unknown;
                     };
                     if let Some(init) = def.members.iter().find(|m| m.name == "__init__") {
                         let mut params = init.params.clone();
@@ -1543,15 +1525,29 @@ impl<'a> Resolver<'a> {
                         for o in &mut overloads {
                             drop_receiver(o);
                         }
-                        return (params, true, overloads);
+                        return Constructor {
+                            params,
+                            has_signature: true,
+                            overloads,
+                            written_in: Some((*k, init.line)),
+                        };
                     }
                     if is_synthesised(def) {
-                        return (self.synthesised_fields(&mro[pos..]), true, vec![]);
+                        return Constructor {
+                            params: self.synthesised_fields(&mro[pos..]),
+                            has_signature: true,
+                            ..Default::default()
+                        };
                     }
                     if let Some(new) = def.members.iter().find(|m| m.name == "__new__") {
                         let mut params = new.params.clone();
                         drop_receiver(&mut params);
-                        return (params, true, vec![]);
+                        return Constructor {
+                            params,
+                            has_signature: true,
+                            overloads: vec![],
+                            written_in: Some((*k, new.line)),
+                        };
                     }
                 }
                 Target::External(e) => {
@@ -1560,13 +1556,16 @@ impl<'a> Resolver<'a> {
                         continue;
                     }
                     if !matches!(last, "object" | "Generic" | "ABC" | "Protocol") {
-                        return (vec![], false, vec![]);
+                        return unknown;
                     }
                 }
-                Target::Module(_) | Target::Value(..) => return (vec![], false, vec![]),
+                Target::Module(_) | Target::Value(..) => return unknown,
             }
         }
-        (vec![], true, vec![])
+        Constructor {
+            has_signature: true,
+            ..Default::default()
+        }
     }
 
     /// Dataclass-style fields along the MRO, base classes first.
