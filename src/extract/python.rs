@@ -8,6 +8,8 @@ mod cython;
 mod docstring;
 mod protobuf;
 mod resolve;
+#[doc(hidden)]
+pub mod skim;
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -871,6 +873,24 @@ impl Def {
 
 /// Parses one module file. Syntax errors become diagnostics; whatever parsed is kept.
 pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Vec<Diagnostic>) {
+    parse_file(module, file, true)
+}
+
+/// [`parse_module`] without blanking any function body ([`skim`]): what skimming must agree
+/// with, for the tests that hold it to that on real releases.
+#[doc(hidden)]
+pub fn parse_module_whole(
+    module: &ModuleName,
+    file: &SourceFile,
+) -> (ModuleSyntax, Vec<Diagnostic>) {
+    parse_file(module, file, false)
+}
+
+fn parse_file(
+    module: &ModuleName,
+    file: &SourceFile,
+    skimming: bool,
+) -> (ModuleSyntax, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut syntax = ModuleSyntax {
         name: module.dotted.clone(),
@@ -878,8 +898,8 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
         file: file.path.clone(),
         ..Default::default()
     };
-    let src = file.text.as_slice();
-    if std::str::from_utf8(src).is_err() {
+    let whole = file.text.as_slice();
+    if std::str::from_utf8(whole).is_err() {
         diags.push(Diagnostic {
             file: file.path.clone(),
             line: 1,
@@ -891,13 +911,29 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
     parser
         .set_language(&language())
         .expect("tree-sitter-python grammar matches the tree-sitter version");
-    let Some(tree) = parser.parse(src, None) else {
-        diags.push(Diagnostic {
-            file: file.path.clone(),
-            line: 1,
-            message: "parser gave up on this file; skipped".into(),
+    // Function bodies no fact comes from are blanked first (stubs have none to blank). A
+    // skimmed file that does not parse clean is parsed whole, so that a syntax error is
+    // reported where the file has it.
+    let skimmed = (skimming && !file.path.ends_with(".pyi"))
+        .then(|| skim::skim(whole))
+        .flatten()
+        .and_then(|text| {
+            let tree = parser.parse(&text, None)?;
+            (!tree.root_node().has_error()).then_some((text, tree))
         });
-        return (syntax, diags);
+    let (src, tree) = match &skimmed {
+        Some((text, tree)) => (text.as_slice(), tree.clone()),
+        None => match parser.parse(whole, None) {
+            Some(tree) => (whole, tree),
+            None => {
+                diags.push(Diagnostic {
+                    file: file.path.clone(),
+                    line: 1,
+                    message: "parser gave up on this file; skipped".into(),
+                });
+                return (syntax, diags);
+            }
+        },
     };
     let root = tree.root_node();
     if root.has_error() {
@@ -935,11 +971,11 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
     collect_assignments(&q.assignments, &scope.statements, src, &mut syntax);
     collect_deletions(&scope.deletions, src, &mut syntax);
     collect_lazy_attach(&scope.statements, src, &mut syntax);
-    if contains(src, b"global ") {
+    if contains(whole, b"global ") {
         collect_global_bindings(root, &scope.statements, src, &mut syntax);
     }
     // A module protoc generated: what its descriptor makes the builder bind.
-    let generated = contains(src, b"AddSerializedFile(")
+    let generated = contains(whole, b"AddSerializedFile(")
         .then(|| protobuf_module(&scope.statements, src, &mut syntax))
         .flatten();
     // Module-level statements, or a function that writes the module's globals when called.
@@ -956,7 +992,7 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
         b"locals()[",
     ]
     .iter()
-    .any(|w| contains(src, w));
+    .any(|w| contains(whole, w));
     syntax.getattr_serves = scope
         .defs
         .iter()
@@ -1038,7 +1074,7 @@ pub fn parse_module(module: &ModuleName, file: &SourceFile) -> (ModuleSyntax, Ve
         syntax.defs.retain(|d| !typing(d.line));
     }
     // Deprecation warnings sit inside function bodies; skip the walk when none can be there.
-    if contains(src, b"warn(") && contains(src, b"Warning") {
+    if contains(whole, b"warn(") && contains(whole, b"Warning") {
         collect_deprecation_warnings(&q.deprecations, root, src, &mut syntax);
     }
     (syntax, diags)
@@ -3329,6 +3365,34 @@ mod tests {
             text: src.as_bytes().to_vec(),
         };
         parse_module(&name, &file).0
+    }
+
+    #[test]
+    fn a_skimmed_module_says_what_the_whole_one_says() {
+        // A blanked function last in a guarded block: the block still ends on its last line.
+        let src = "from pkg.utils import is_torch_available\n\nif is_torch_available():\n    import torch\n\n    def convert(x: int) -> int:\n        \"\"\"Convert.\"\"\"\n        y = x * 2\n        if y:\n            return y\n        return 0\n\n\nclass Model:\n    def __init__(self, size: int):\n        self.size = size\n\n    def forward(self, x):\n        return torch.relu(x)\n";
+        assert!(skim::skim(src.as_bytes()).is_some());
+        let name = ModuleName {
+            dotted: "pkg.mod".into(),
+            is_package: false,
+        };
+        let file = SourceFile {
+            path: "pkg/mod.py".into(),
+            text: src.as_bytes().to_vec(),
+        };
+        let whole = parse_module_whole(&name, &file);
+        assert_eq!(
+            format!("{:?}", parse_module(&name, &file)),
+            format!("{whole:?}")
+        );
+        assert_eq!(whole.0.guards[0].1, 11);
+        // A file the tokenizer cannot follow (here a bracket never closed) is parsed whole,
+        // and its syntax error reported.
+        let broken = SourceFile {
+            path: "pkg/mod.py".into(),
+            text: b"def f():\n    x = (1,\n    return x\n\ndef g():\n    return 1\n".to_vec(),
+        };
+        assert_eq!(parse_module(&name, &broken).1.len(), 1);
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod project;
 mod samples;
 mod search;
 mod search_quality;
+mod skim;
 mod surface_oracle;
 mod usage;
 mod usage_oracle;
