@@ -709,8 +709,7 @@ fn ingest_fetched(
     fetched: &crate::fetch::Fetched,
     limits: &Limits,
 ) -> Result<IngestReport, AddError> {
-    let language = Language::for_package(id);
-    let (files, diags) = read_release(&fetched.path, language, limits)?;
+    let (files, diags) = read_fetched(id, version, fetched, limits)?;
     Ok(ingest_files_with(
         store,
         id,
@@ -721,6 +720,127 @@ fn ingest_fetched(
         Some(fetched.sha256.clone()),
         &limits.extract,
     )?)
+}
+
+/// The files of a fetched release, as [`read_release`] reads them, and for a wheel whose
+/// compiled modules ship with neither source nor stub, the Cython sources (`.pyx`, and the
+/// `.pxi` files they include) of those modules from the release's sdist: the source the
+/// wheel was built from, fetched into the same cache. Their names and signatures are then
+/// known rather than unknown. An sdist that cannot be fetched or read leaves the wheel as it
+/// is, with a diagnostic that says why.
+pub fn read_fetched(
+    id: &PackageId,
+    version: &str,
+    fetched: &crate::fetch::Fetched,
+    limits: &Limits,
+) -> Result<(Vec<SourceFile>, Vec<Diagnostic>), IngestError> {
+    let language = Language::for_package(id);
+    let (mut files, mut diags) = read_release(&fetched.path, language, limits)?;
+    let wheel = fetched.path.extension().is_some_and(|e| e == "whl");
+    if language == Language::Python && wheel {
+        let wanted = sourceless_compiled_modules(&files);
+        if !wanted.is_empty() {
+            let (mut more, diag) = cython_from_sdist(id, version, fetched, &wanted, limits);
+            files.append(&mut more);
+            diags.extend(diag);
+        }
+    }
+    Ok((files, diags))
+}
+
+/// The compiled modules of a wheel (`h5py/h5f`) with no `.py`, `.pyi` or `.pyx` beside them.
+fn sourceless_compiled_modules(files: &[SourceFile]) -> Vec<String> {
+    let paths: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let mut out: Vec<String> = files
+        .iter()
+        .filter_map(|f| crate::extract::compiled_module(&f.path))
+        .filter(|stem| {
+            ["py", "pyi", "pyx"]
+                .iter()
+                .all(|ext| !paths.contains(format!("{stem}.{ext}").as_str()))
+        })
+        .map(str::to_string)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The `.pyx` of each of `wanted` in the release's sdist, and the sdist's `.pxi` files in the
+/// same top-level packages; a diagnostic that says what was read, or why nothing was.
+fn cython_from_sdist(
+    id: &PackageId,
+    version: &str,
+    fetched: &crate::fetch::Fetched,
+    wanted: &[String],
+    limits: &Limits,
+) -> (Vec<SourceFile>, Option<Diagnostic>) {
+    let note = |message: String| Diagnostic {
+        file: wanted[0].clone(),
+        line: 0,
+        message,
+    };
+    let modules = if wanted.len() > 3 {
+        format!("{} and {} more", wanted[..3].join(", "), wanted.len() - 3)
+    } else {
+        wanted.join(", ")
+    };
+    let cache = fetched.path.parent().unwrap_or(Path::new("."));
+    let sdist = match crate::fetch::fetch_pypi_sdist(&id.name, version, cache, &|_, _| {}) {
+        Ok(sdist) => sdist,
+        Err(e) => {
+            return (
+                vec![],
+                Some(note(format!(
+                    "compiled modules {modules} ship with neither source nor stub, and the sdist \
+                     could not be fetched to read their Cython sources: {e}"
+                ))),
+            );
+        }
+    };
+    let files = match read_release(&sdist.path, Language::Python, limits) {
+        Ok((files, _)) => files,
+        Err(e) => {
+            return (
+                vec![],
+                Some(note(format!(
+                    "compiled modules {modules} ship with neither source nor stub, and the sdist \
+                     {} could not be read: {e}",
+                    sdist.url
+                ))),
+            );
+        }
+    };
+    let pyx: std::collections::HashSet<String> =
+        wanted.iter().map(|stem| format!("{stem}.pyx")).collect();
+    let tops: std::collections::HashSet<&str> = wanted
+        .iter()
+        .filter_map(|stem| stem.split('/').next())
+        .collect();
+    let taken: Vec<SourceFile> = files
+        .into_iter()
+        .filter(|f| {
+            pyx.contains(&f.path)
+                || (f.path.ends_with(".pxi")
+                    && f.path.split('/').next().is_some_and(|t| tops.contains(t)))
+        })
+        .collect();
+    let read = taken.iter().filter(|f| f.path.ends_with(".pyx")).count();
+    let message = if read == 0 {
+        format!(
+            "compiled modules {modules} ship with neither source nor stub, and the sdist {} \
+             has no Cython source of them",
+            sdist.url
+        )
+    } else {
+        format!(
+            "{read} of {} compiled modules without source or stub ({modules}) are read from \
+             the Cython sources of the sdist {}",
+            wanted.len(),
+            sdist.url
+        )
+    };
+    (taken, Some(note(message)))
 }
 
 /// Extracts, lowers and stores one release, replacing any earlier copy atomically, with the

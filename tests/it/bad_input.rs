@@ -462,3 +462,72 @@ fn list_follows_pages_up_to_its_limit() {
     );
     assert!(!all.contains("more (raise --limit)"));
 }
+
+/// A wheel whose compiled module ships with neither source nor stub sends refgraph to the
+/// release's sdist for its Cython source; when there is none to fetch (here: no such package
+/// on PyPI), the wheel is read as it is and a diagnostic says why the module stays unknown.
+#[test]
+fn a_missing_sdist_leaves_the_wheel_whole_with_a_diagnostic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir
+        .path()
+        .join("refgraph_no_such_pkg-1.0.0-cp311-cp311-linux_x86_64.whl");
+    let mut buf = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut buf);
+    for (name, text) in [
+        (
+            "refgraph_no_such_pkg/__init__.py",
+            &b"from ._core import fast\n"[..],
+        ),
+        (
+            "refgraph_no_such_pkg/_core.cpython-311-x86_64-linux-gnu.so",
+            b"\x7fELF",
+        ),
+    ] {
+        zip.start_file(name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(text).unwrap();
+    }
+    zip.finish().unwrap();
+    std::fs::write(&path, buf.into_inner()).unwrap();
+    let fetched = refgraph::fetch::Fetched {
+        path,
+        url: "file:///nowhere".into(),
+        sha256: String::new(),
+        from_cache: true,
+    };
+    let id = refgraph::model::PackageId::new(
+        refgraph::model::Ecosystem::Pypi,
+        "refgraph-no-such-pkg-7f3a",
+    );
+    let (files, diags) =
+        refgraph::ingest::read_fetched(&id, "1.0.0", &fetched, &Limits::default()).unwrap();
+    assert_eq!(files.len(), 2);
+    let note = diags
+        .iter()
+        .find(|d| d.message.contains("could not be fetched"))
+        .unwrap_or_else(|| panic!("no diagnostic about the sdist in {diags:?}"));
+    assert!(
+        note.message.contains("refgraph_no_such_pkg/_core"),
+        "{}",
+        note.message
+    );
+    let store = Store::in_memory();
+    refgraph::ingest::ingest_files(&store, &id, "1.0.0", &files, diags, &fetched.url, None)
+        .unwrap();
+    let engine = Engine::new(store);
+    // What the package imports from the module exists; the module's other names are unknown.
+    let answer = |name: &str| {
+        engine
+            .lookup()
+            .check_version(
+                Some("pkg:pypi/refgraph-no-such-pkg-7f3a"),
+                name,
+                Some("1.0.0"),
+            )
+            .unwrap()
+            .available_in_requested
+    };
+    assert_eq!(answer("refgraph_no_such_pkg.fast"), Some(true));
+    assert_eq!(answer("refgraph_no_such_pkg._core.slow"), None);
+}

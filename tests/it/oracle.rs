@@ -102,7 +102,9 @@ pub(crate) fn ingest_release(store: &Store, rel: &Release, cache: &Path) {
     let id = PackageId::new(refgraph::model::Ecosystem::Pypi, rel.name);
     let fetched = refgraph::fetch::fetch_pypi(&id, rel.version, &cache.join("pypi"), &|_, _| {})
         .unwrap_or_else(|e| panic!("fetching {} {} from PyPI: {e}", rel.name, rel.version));
-    let (files, diags) = read_release(&fetched.path, Language::Python, &Limits::default()).unwrap();
+    // As `refgraph add` reads it: a wheel's sourceless compiled modules from the sdist.
+    let (files, diags) =
+        refgraph::ingest::read_fetched(&id, rel.version, &fetched, &Limits::default()).unwrap();
     ingest_files(
         store,
         &id,
@@ -173,10 +175,23 @@ pub(crate) fn oracle(rel: &Release, cache: &Path) -> Value {
 }
 
 pub(crate) fn norm_default(s: &str) -> String {
-    s.chars()
+    let s = s
+        .chars()
         .filter(|c| !c.is_whitespace())
         .collect::<String>()
-        .replace('"', "'")
+        .replace('"', "'");
+    // An integer as written (`0x00000000`, `1_000`) and as `inspect` prints its value (`0`).
+    let digits = s.replace('_', "");
+    let (radix, body) = match digits.get(..2).map(str::to_ascii_lowercase).as_deref() {
+        Some("0x") => (16, &digits[2..]),
+        Some("0o") => (8, &digits[2..]),
+        Some("0b") => (2, &digits[2..]),
+        _ => (10, digits.as_str()),
+    };
+    match u128::from_str_radix(body, radix) {
+        Ok(n) if !body.is_empty() => n.to_string(),
+        _ => s,
+    }
 }
 
 /// Compares one oracle symbol with refgraph's answer; `Err(reason)` on disagreement.
