@@ -907,34 +907,15 @@ fn parse_file(
         });
         return (syntax, diags);
     }
-    let mut parser = Parser::new();
-    parser
-        .set_language(&language())
-        .expect("tree-sitter-python grammar matches the tree-sitter version");
-    // Function bodies no fact comes from are blanked first (stubs have none to blank). A
-    // skimmed file that does not parse clean is parsed whole, so that a syntax error is
-    // reported where the file has it.
-    let skimmed = (skimming && !file.path.ends_with(".pyi"))
-        .then(|| skim::skim(whole))
-        .flatten()
-        .and_then(|text| {
-            let tree = parser.parse(&text, None)?;
-            (!tree.root_node().has_error()).then_some((text, tree))
+    let Some((skimmed, tree)) = parse_tree(file, skimming) else {
+        diags.push(Diagnostic {
+            file: file.path.clone(),
+            line: 1,
+            message: "parser gave up on this file; skipped".into(),
         });
-    let (src, tree) = match &skimmed {
-        Some((text, tree)) => (text.as_slice(), tree.clone()),
-        None => match parser.parse(whole, None) {
-            Some(tree) => (whole, tree),
-            None => {
-                diags.push(Diagnostic {
-                    file: file.path.clone(),
-                    line: 1,
-                    message: "parser gave up on this file; skipped".into(),
-                });
-                return (syntax, diags);
-            }
-        },
+        return (syntax, diags);
     };
+    let src = skimmed.as_deref().unwrap_or(whole);
     let root = tree.root_node();
     if root.has_error() {
         let line = first_error_line(root).unwrap_or(1);
@@ -1073,11 +1054,66 @@ fn parse_file(
         // Classes and functions defined for type checkers only do not exist at run time.
         syntax.defs.retain(|d| !typing(d.line));
     }
+    bind_served_metadata(&mut syntax);
     // Deprecation warnings sit inside function bodies; skip the walk when none can be there.
     if contains(whole, b"warn(") && contains(whole, b"Warning") {
         collect_deprecation_warnings(&q.deprecations, root, src, &mut syntax);
     }
     (syntax, diags)
+}
+
+/// The syntax tree of `file`, with the text it was parsed from when that is not the file's
+/// own: function bodies no fact comes from are blanked first ([`skim`]; stubs have none to
+/// blank). A skimmed file that does not parse clean is parsed whole, so that a syntax error
+/// is reported where the file has it.
+fn parse_tree(file: &SourceFile, skimming: bool) -> Option<(Option<Vec<u8>>, tree_sitter::Tree)> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&language())
+        .expect("tree-sitter-python grammar matches the tree-sitter version");
+    let skimmed = (skimming && !file.path.ends_with(".pyi"))
+        .then(|| skim::skim(&file.text))
+        .flatten()
+        .and_then(|text| {
+            let tree = parser.parse(&text, None)?;
+            (!tree.root_node().has_error()).then_some((Some(text), tree))
+        });
+    skimmed.or_else(|| Some((None, parser.parse(&file.text, None)?)))
+}
+
+/// A module `__getattr__` that serves the package's metadata lists what it serves in
+/// `__all__` (attrs: `__version__`, `__author__`, ... read from the installed metadata):
+/// a dunder `__all__` names and nothing binds is served there. (A `__getattr__` read
+/// whole, `getattr_serves`, already says what it serves; other unbound names of `__all__`
+/// may be submodules or stale, and stay unknown.)
+fn bind_served_metadata(syntax: &mut ModuleSyntax) {
+    if syntax.has_module_getattr()
+        && let Some(all) = &syntax.all
+    {
+        let bound: HashSet<&str> = syntax
+            .defs
+            .iter()
+            .map(|d| d.name.as_str())
+            .chain(syntax.bindings.iter().map(|b| b.name.as_str()))
+            .collect();
+        let line = syntax
+            .defs
+            .iter()
+            .find(|d| d.name == "__getattr__")
+            .map_or(1, |d| d.line);
+        let served: Vec<Binding> = all
+            .iter()
+            .filter(|n| n.len() > 4 && n.starts_with("__") && n.ends_with("__"))
+            .filter(|n| !bound.contains(n.as_str()))
+            .map(|n| Binding {
+                name: n.clone(),
+                target: BindingTarget::Value { annotation: None },
+                line,
+                type_only: false,
+            })
+            .collect();
+        syntax.bindings.extend(served);
+    }
 }
 
 /// The definitions and simple statements in scopes that can hold API.
@@ -3393,6 +3429,26 @@ mod tests {
             text: b"def f():\n    x = (1,\n    return x\n\ndef g():\n    return 1\n".to_vec(),
         };
         assert_eq!(parse_module(&name, &broken).1.len(), 1);
+    }
+
+    #[test]
+    fn metadata_a_module_getattr_serves_is_bound_where_all_lists_it() {
+        // As attrs 23: `__all__` lists the metadata dunders its `__getattr__` reads from the
+        // installed package's metadata.
+        let m = module(
+            "from ._make import define\n\n__all__ = [\"__version__\", \"__author__\", \"define\", \"converters\"]\n\n\ndef __getattr__(name):\n    meta = {\"__version__\": \"version\", \"__author__\": \"author\"}\n    if name not in meta:\n        raise AttributeError(name)\n    from importlib.metadata import metadata\n    return metadata(\"attrs\")[meta[name]]\n",
+        );
+        let served: Vec<(&str, usize)> = m
+            .bindings
+            .iter()
+            .filter(|b| matches!(b.target, BindingTarget::Value { .. }))
+            .map(|b| (b.name.as_str(), b.line))
+            .collect();
+        // A submodule `__all__` lists (`converters`) is not taken for a served value.
+        assert_eq!(served, [("__version__", 6), ("__author__", 6)]);
+        // Without a module `__getattr__`, an unbound dunder of `__all__` stays unbound.
+        let plain = module("__all__ = [\"__version__\"]\n");
+        assert!(plain.bindings.is_empty());
     }
 
     #[test]
