@@ -608,9 +608,14 @@ fn declared_package_root(path: &str, text: &str) -> Option<String> {
 }
 
 /// A registry release named on a command line or in a request: `pkg:pypi/NAME@VERSION`,
-/// `pkg:npm/NAME@VERSION`, or a bare `NAME@VERSION` (PyPI).
+/// `pkg:npm/NAME@VERSION`, or a bare `NAME@VERSION` or `NAME==VERSION` (PyPI, as pip
+/// writes it).
 pub fn registry_release(text: &str) -> Result<(PackageId, String), String> {
-    let (id, version) = PackageRef::parse(text)?.or_pypi();
+    let pinned = match text.split_once("==") {
+        Some((name, version)) if !text.starts_with("pkg:") => format!("{name}@{version}"),
+        _ => text.to_string(),
+    };
+    let (id, version) = PackageRef::parse(&pinned)?.or_pypi();
     let Some(version) = version else {
         return Err(format!(
             "'{text}' has no version: write pkg:pypi/NAME@VERSION or pkg:npm/NAME@VERSION"
@@ -1011,6 +1016,18 @@ pub fn rfc3339(t: std::time::SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_release_is_named_as_pip_or_a_package_url_names_it() {
+        for text in ["h5py==3.11.0", "h5py@3.11.0", "pkg:pypi/h5py@3.11.0"] {
+            let (id, version) = registry_release(text).unwrap();
+            assert_eq!(
+                (id.purl(), version.as_str()),
+                ("pkg:pypi/h5py".into(), "3.11.0")
+            );
+        }
+        assert!(registry_release("h5py").unwrap_err().contains("no version"));
+    }
 
     #[test]
     fn unsafe_archive_paths_are_refused() {

@@ -159,7 +159,8 @@ enum Command {
         after_help = "Examples: refgraph add pkg:pypi/click@8.1.7 pkg:pypi/requests@2.32.3\n          refgraph add pkg:npm/commander@12.1.0 pkg:npm/%40aws-sdk/client-s3@3.700.0\n          refgraph add pkg:npm/%40directus/specs@15.2.0 --spec dist/openapi.json --as pkg:generic/directus-api\n\nWith --spec, each release is an npm package that ships an OpenAPI spec: the spec at that path in the package is ingested as release VERSION of the --as package (default pkg:generic/NAME)."
     )]
     Add {
-        /// Package URLs with versions: pkg:pypi/NAME@VERSION, pkg:npm/NAME@VERSION
+        /// Package URLs with versions: pkg:pypi/NAME@VERSION, pkg:npm/NAME@VERSION; for PyPI also
+        /// NAME@VERSION or NAME==VERSION
         #[arg(required = true)]
         releases: Vec<String>,
         /// Path of an OpenAPI spec inside each fetched package (e.g. dist/openapi.json)
