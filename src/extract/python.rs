@@ -987,16 +987,8 @@ fn parse_file(
     if let Some(served) = &syntax.getattr_serves {
         let bound: HashSet<String> = syntax.bindings.iter().map(|b| b.name.clone()).collect();
         let line = 1;
-        let extra: Vec<Binding> = served
-            .iter()
-            .filter(|n| !bound.contains(*n))
-            .map(|n| Binding {
-                name: n.clone(),
-                target: BindingTarget::Value { annotation: None },
-                line,
-                type_only: false,
-            })
-            .collect();
+        let extra: Vec<Binding> =
+            values_bound_at(served.iter().filter(|n| !bound.contains(*n)), line).collect();
         syntax.bindings.extend(extra);
     }
     if !scope.type_checking.is_empty() {
@@ -1101,19 +1093,26 @@ fn bind_served_metadata(syntax: &mut ModuleSyntax) {
             .iter()
             .find(|d| d.name == "__getattr__")
             .map_or(1, |d| d.line);
-        let served: Vec<Binding> = all
+        let dunders = all
             .iter()
             .filter(|n| n.len() > 4 && n.starts_with("__") && n.ends_with("__"))
-            .filter(|n| !bound.contains(n.as_str()))
-            .map(|n| Binding {
-                name: n.clone(),
-                target: BindingTarget::Value { annotation: None },
-                line,
-                type_only: false,
-            })
-            .collect();
+            .filter(|n| !bound.contains(n.as_str()));
+        let served: Vec<Binding> = values_bound_at(dunders, line).collect();
         syntax.bindings.extend(served);
     }
+}
+
+/// Run-time values of the module named `names`, bound at `line` (by a `__getattr__`).
+fn values_bound_at<'a>(
+    names: impl Iterator<Item = &'a String>,
+    line: usize,
+) -> impl Iterator<Item = Binding> {
+    names.map(move |n| Binding {
+        name: n.clone(),
+        target: BindingTarget::Value { annotation: None },
+        line,
+        type_only: false,
+    })
 }
 
 /// The definitions and simple statements in scopes that can hold API.
@@ -3391,7 +3390,8 @@ mod tests {
         }
     }
 
-    fn module(src: &str) -> ModuleSyntax {
+    /// `src` as the module `pkg.mod`, file `pkg/mod.py`.
+    fn module_file(src: &str) -> (ModuleName, SourceFile) {
         let name = ModuleName {
             dotted: "pkg.mod".into(),
             is_package: false,
@@ -3400,6 +3400,11 @@ mod tests {
             path: "pkg/mod.py".into(),
             text: src.as_bytes().to_vec(),
         };
+        (name, file)
+    }
+
+    fn module(src: &str) -> ModuleSyntax {
+        let (name, file) = module_file(src);
         parse_module(&name, &file).0
     }
 
@@ -3408,14 +3413,7 @@ mod tests {
         // A blanked function last in a guarded block: the block still ends on its last line.
         let src = "from pkg.utils import is_torch_available\n\nif is_torch_available():\n    import torch\n\n    def convert(x: int) -> int:\n        \"\"\"Convert.\"\"\"\n        y = x * 2\n        if y:\n            return y\n        return 0\n\n\nclass Model:\n    def __init__(self, size: int):\n        self.size = size\n\n    def forward(self, x):\n        return torch.relu(x)\n";
         assert!(skim::skim(src.as_bytes()).is_some());
-        let name = ModuleName {
-            dotted: "pkg.mod".into(),
-            is_package: false,
-        };
-        let file = SourceFile {
-            path: "pkg/mod.py".into(),
-            text: src.as_bytes().to_vec(),
-        };
+        let (name, file) = module_file(src);
         let whole = parse_module_whole(&name, &file);
         assert_eq!(
             format!("{:?}", parse_module(&name, &file)),
@@ -3424,10 +3422,8 @@ mod tests {
         assert_eq!(whole.0.guards[0].1, 11);
         // A file the tokenizer cannot follow (here a bracket never closed) is parsed whole,
         // and its syntax error reported.
-        let broken = SourceFile {
-            path: "pkg/mod.py".into(),
-            text: b"def f():\n    x = (1,\n    return x\n\ndef g():\n    return 1\n".to_vec(),
-        };
+        let (_, broken) =
+            module_file("def f():\n    x = (1,\n    return x\n\ndef g():\n    return 1\n");
         assert_eq!(parse_module(&name, &broken).1.len(), 1);
     }
 

@@ -200,12 +200,9 @@ fn logical_lines(src: &[u8]) -> Option<Vec<Line>> {
                 b'\r' | b'\x0c' => return None,
                 _ if is_word_byte(b) && !b.is_ascii_digit() => {
                     let w = i;
-                    while src.get(i).is_some_and(|&b| is_word_byte(b)) {
-                        i += 1;
-                    }
-                    if let Some(formatted) = string_prefix(&src[w..i])
-                        && matches!(src.get(i), Some(b'"' | b'\''))
-                    {
+                    let prefix;
+                    (i, prefix) = word_at(src, i);
+                    if let Some(formatted) = prefix {
                         if tokens == 1 {
                             first_string = Some(true);
                         }
@@ -257,6 +254,17 @@ fn line_end(src: &[u8], i: usize) -> usize {
         .iter()
         .position(|&b| b == b'\n')
         .map_or(src.len(), |p| i + p)
+}
+
+/// The word that starts at `start`: the offset past it, and when it is a string prefix with
+/// the string's quote right after it, whether that string is formatted.
+fn word_at(src: &[u8], start: usize) -> (usize, Option<bool>) {
+    let mut i = start;
+    while src.get(i).is_some_and(|&b| is_word_byte(b)) {
+        i += 1;
+    }
+    let quoted = matches!(src.get(i), Some(b'"' | b'\''));
+    (i, string_prefix(&src[start..i]).filter(|_| quoted))
 }
 
 /// Whether `word` is a string prefix (`r`, `b`, `f`, `rb`, `tr`, ...), and if so whether it
@@ -341,13 +349,9 @@ fn field_end(src: &[u8], mut i: usize, quote: u8) -> Option<usize> {
             b'#' | b'\\' => return None,
             b'"' | b'\'' => i = string_end(src, i, false)?,
             _ if is_word_byte(b) && !b.is_ascii_digit() => {
-                let w = i;
-                while src.get(i).is_some_and(|&b| is_word_byte(b)) {
-                    i += 1;
-                }
-                if let Some(formatted) = string_prefix(&src[w..i])
-                    && matches!(src.get(i), Some(b'"' | b'\''))
-                {
+                let prefix;
+                (i, prefix) = word_at(src, i);
+                if let Some(formatted) = prefix {
                     i = string_end(src, i, formatted)?;
                 }
             }
@@ -450,14 +454,19 @@ mod tests {
         s.lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
     }
 
+    /// Skims `src` and checks the text keeps its length and reads as `want` (trimmed).
+    fn check(src: &str, want: &str) {
+        let out = skimmed(src);
+        assert_eq!(out.len(), src.len());
+        assert_eq!(trimmed(&out), want);
+    }
+
     #[test]
     fn a_body_is_blanked_after_its_docstring_and_keeps_its_lines() {
         let src = "class A:\n    def f(self, x: int = 1) -> str:\n        \"\"\"Doc.\n\n        More.\"\"\"\n        y = x + 1\n        return str(y)\n\n    def g(self):\n        return 2\n";
-        let out = skimmed(src);
-        assert_eq!(out.len(), src.len());
-        assert_eq!(
-            trimmed(&out),
-            "class A:\n    def f(self, x: int = 1) -> str:\n        \"\"\"Doc.\n\n        More.\"\"\"\n        (\n                    )\n\n    def g(self):\n        (      )"
+        check(
+            src,
+            "class A:\n    def f(self, x: int = 1) -> str:\n        \"\"\"Doc.\n\n        More.\"\"\"\n        (\n                    )\n\n    def g(self):\n        (      )",
         );
     }
 
@@ -500,20 +509,18 @@ mod tests {
             "    return s\n",
             "x = 1\n",
         );
-        let out = skimmed(src);
-        assert_eq!(out.len(), src.len());
-        assert_eq!(
-            trimmed(&out),
-            "def f(a,\n      b=(1,\n2)):\n    (\n\n\n\n\n\n\n\n           )\nx = 1"
+        check(
+            src,
+            "def f(a,\n      b=(1,\n2)):\n    (\n\n\n\n\n\n\n\n           )\nx = 1",
         );
     }
 
     #[test]
     fn one_line_bodies_decorators_async_and_comments() {
         let src = "@dec\nasync def f(): return 1\n\n@dec\nasync def g():\n    # note\n    await x()\n    await y()\n# dedented comment\n    await z()\n";
-        assert_eq!(
-            trimmed(&skimmed(src)),
-            "@dec\nasync def f(): return 1\n\n@dec\nasync def g():\n    # note\n    (\n\n\n            )"
+        check(
+            src,
+            "@dec\nasync def f(): return 1\n\n@dec\nasync def g():\n    # note\n    (\n\n\n            )",
         );
     }
 
