@@ -743,7 +743,7 @@ pub fn read_fetched(
     let (mut files, mut diags) = read_release(&fetched.path, language, limits)?;
     let wheel = fetched.path.extension().is_some_and(|e| e == "whl");
     if language == Language::Python && wheel {
-        let wanted = sourceless_compiled_modules(&files);
+        let wanted = crate::extract::python::sourceless_compiled_modules(&files);
         if !wanted.is_empty() {
             let (mut more, diag) = cython_from_sdist(id, version, fetched, &wanted, limits);
             files.append(&mut more);
@@ -751,24 +751,6 @@ pub fn read_fetched(
         }
     }
     Ok((files, diags))
-}
-
-/// The compiled modules of a wheel (`h5py/h5f`) with no `.py`, `.pyi` or `.pyx` beside them.
-fn sourceless_compiled_modules(files: &[SourceFile]) -> Vec<String> {
-    let paths: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    let mut out: Vec<String> = files
-        .iter()
-        .filter_map(|f| crate::extract::compiled_module(&f.path))
-        .filter(|stem| {
-            ["py", "pyi", "pyx"]
-                .iter()
-                .all(|ext| !paths.contains(format!("{stem}.{ext}").as_str()))
-        })
-        .map(str::to_string)
-        .collect();
-    out.sort();
-    out.dedup();
-    out
 }
 
 /// The `.pyx` of each of `wanted` in the release's sdist, and the sdist's `.pxi` files in the

@@ -259,23 +259,44 @@ fn compiled_modules(
     files: &[SourceFile],
     chosen: &[(ModuleName, &SourceFile, Option<&SourceFile>)],
 ) -> Vec<ModuleSyntax> {
+    sourceless_compiled(files, chosen)
+        .map(|(m, f)| ModuleSyntax {
+            name: m.dotted,
+            file: f.path.clone(),
+            compiled: true,
+            ..Default::default()
+        })
+        .collect()
+}
+
+/// The compiled extension modules of `files` that no chosen source or stub reads, one per
+/// module, sorted by module name, with the file each comes from.
+fn sourceless_compiled<'f>(
+    files: &'f [SourceFile],
+    chosen: &[(ModuleName, &SourceFile, Option<&SourceFile>)],
+) -> impl Iterator<Item = (ModuleName, &'f SourceFile)> {
     let known: HashSet<&str> = chosen.iter().map(|(m, _, _)| m.dotted.as_str()).collect();
-    let mut out: Vec<ModuleSyntax> = files
+    let mut out: Vec<(ModuleName, &SourceFile)> = files
         .iter()
         .filter_map(|f| {
             let stem = crate::extract::compiled_module(&f.path)?;
             let m = module_name_for(&format!("{stem}.py"))?;
-            (!known.contains(m.dotted.as_str())).then(|| ModuleSyntax {
-                name: m.dotted,
-                file: f.path.clone(),
-                compiled: true,
-                ..Default::default()
-            })
+            (!known.contains(m.dotted.as_str())).then_some((m, f))
         })
         .collect();
-    out.sort_by(|a, b| a.name.cmp(&b.name));
-    out.dedup_by(|a, b| a.name == b.name);
-    out
+    out.sort_by(|a, b| a.0.dotted.cmp(&b.0.dotted));
+    out.dedup_by(|a, b| a.0.dotted == b.0.dotted);
+    out.into_iter()
+}
+
+/// The compiled modules of a release's files that would be read as unknown: neither a `.py`,
+/// a `.pyi` nor a `.pyx` of the module is among them. Given as path stems (`h5py/h5f`), the
+/// way a Cython source of the module would be named without its extension.
+pub fn sourceless_compiled_modules(files: &[SourceFile]) -> Vec<String> {
+    let chosen = choose_module_files(files);
+    sourceless_compiled(files, &chosen)
+        .filter_map(|(_, f)| crate::extract::compiled_module(&f.path).map(str::to_string))
+        .collect()
 }
 
 /// The packages of an unbuilt release (an sdist, a source tree) whose build makes compiled

@@ -164,6 +164,15 @@ struct Tally {
     sdist_differs: Vec<String>,
 }
 
+/// What `check_version` answers for `name` in release `r`: available, proven absent, unknown.
+fn available(engine: &Engine, r: &Release, name: &str) -> Option<bool> {
+    engine
+        .lookup()
+        .check_version(Some(&format!("pkg:pypi/{}", r.name)), name, Some(r.version))
+        .unwrap_or_else(|e| panic!("check_version {name}: {e}"))
+        .available_in_requested
+}
+
 fn measure(r: &Release, cache: &Path) -> Tally {
     let site = site(cache, r);
     let walk = oracle(&site, &["walk", "--import", r.import], "");
@@ -183,22 +192,15 @@ fn measure(r: &Release, cache: &Path) -> Tally {
     let package = format!("pkg:pypi/{}", r.name);
     let mut t = Tally::default();
     let runtime: BTreeSet<String> = walk["names"].as_object().unwrap().keys().cloned().collect();
-    let answer = |engine: &Engine, name: &str| {
-        engine
-            .lookup()
-            .check_version(Some(&package), name, Some(r.version))
-            .unwrap_or_else(|e| panic!("check_version {name}: {e}"))
-            .available_in_requested
-    };
     for name in &runtime {
         t.runtime += 1;
-        let wheel = answer(&engine, name);
+        let wheel = available(&engine, r, name);
         match wheel {
             Some(true) => t.yes += 1,
             Some(false) => t.no.push(name.clone()),
             None => t.unknown.push(name.clone()),
         }
-        let sdist = answer(&from_sdist, name);
+        let sdist = available(&from_sdist, r, name);
         if sdist != wheel {
             t.sdist_differs
                 .push(format!("{name} wheel={wheel:?} sdist={sdist:?}"));
@@ -427,13 +429,6 @@ fn cython_signatures_agree_with_inspect() {
     let cache = cache_dir();
     let (mut total, mut agree, mut unknown) = (0usize, 0usize, 0usize);
     let mut report = String::new();
-    let available = |engine: &Engine, r: &Release, name: &str| {
-        engine
-            .lookup()
-            .check_version(Some(&format!("pkg:pypi/{}", r.name)), name, Some(r.version))
-            .unwrap_or_else(|e| panic!("check_version {name}: {e}"))
-            .available_in_requested
-    };
     for (r, modules) in CYTHON {
         let site = site(&cache, r);
         let mut args = vec![];

@@ -20,6 +20,8 @@
 //! unbalanced bracket, a comment inside an f-string's expression, an indentation Python
 //! refuses) makes [`skim`] give up on the file, which is then parsed as it is.
 
+use super::contains;
+
 /// Text whose presence in a function body keeps it: a `global` statement (the names a
 /// call binds) and a nested definition (the function a factory returns). A deprecation
 /// warning (`warn(...)` with a `...Warning` category) and a path literal (an HTTP request)
@@ -358,10 +360,6 @@ fn field_end(src: &[u8], mut i: usize, quote: u8) -> Option<usize> {
             _ => i += 1,
         }
     }
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// Whether the extractor reads anything in `body`.
