@@ -6,6 +6,7 @@
 
 mod cython;
 mod docstring;
+mod fold;
 mod protobuf;
 mod resolve;
 #[doc(hidden)]
@@ -561,6 +562,14 @@ pub struct ModuleSyntax {
     /// The names a module `__getattr__` serves, when its body can be read (`if name ==
     /// "__version__": ...` ending in `raise AttributeError`).
     pub getattr_serves: Option<Vec<String>>,
+    /// A module `__getattr__` that serves only the names of a table it imports (`if name not
+    /// in available: raise AttributeError`, `available` from another module): the table's
+    /// local name. Once every module is read, its strings become `getattr_serves`.
+    pub getattr_table: Option<String>,
+    /// Module-level names bound to a literal tuple, list or set of strings, or a dict with
+    /// string keys (`available = ("WMAP1", ...)`), with those strings: what another module's
+    /// `getattr_table` can name.
+    pub string_tables: Vec<(String, Vec<String>)>,
     /// A module-level statement writes the namespace at run time (`globals()[...] = ...`,
     /// `globals().update(...)`, a builder handed `globals()`): the names cannot all be told.
     pub writes_globals: bool,
@@ -574,6 +583,9 @@ pub struct ModuleSyntax {
     /// Lines (first, last) that run only when an optional dependency is installed, with the
     /// test as written (`is_torch_available()`).
     pub guards: Vec<(usize, usize, String)>,
+    /// Names bound only as the variable of a module-level `for` loop (`item`): they exist
+    /// when the module has run, and are not its API.
+    pub loop_variables: Vec<String>,
 }
 
 impl ModuleSyntax {
@@ -600,6 +612,25 @@ pub struct AttributeWrite {
 }
 
 impl ModuleSyntax {
+    /// `names` are what the module's `__getattr__` serves: each one the module does not bind
+    /// otherwise is a run-time value of it, made at the `__getattr__`'s line.
+    pub fn serve(&mut self, names: Vec<String>) {
+        let bound: HashSet<&str> = self.bindings.iter().map(|b| b.name.as_str()).collect();
+        let line = self.getattr_line();
+        let extra: Vec<Binding> =
+            values_bound_at(names.iter().filter(|n| !bound.contains(n.as_str())), line).collect();
+        self.bindings.extend(extra);
+        self.getattr_serves = Some(names);
+    }
+
+    /// The line of the module's `__getattr__` definition (1 when it is assigned).
+    fn getattr_line(&self) -> usize {
+        self.defs
+            .iter()
+            .find(|d| d.name == "__getattr__")
+            .map_or(1, |d| d.line)
+    }
+
     /// A module-level `__getattr__` (PEP 562), defined or assigned (`__getattr__ =
     /// _make_getattr(__name__)`), whose served names cannot be read from its body: the module
     /// can serve names its source does not bind.
@@ -961,6 +992,7 @@ fn parse_file(
         type_checking: Vec::new(),
         type_checking_else: Vec::new(),
         guards: Vec::new(),
+        loops: Vec::new(),
     };
     scope.walk(root);
     syntax.guards = scope
@@ -971,6 +1003,8 @@ fn parse_file(
     collect_defs(&q.definitions, &scope.defs, src, &mut syntax);
     collect_imports(&q.imports, &scope.statements, src, &mut syntax);
     collect_assignments(&q.assignments, &scope.statements, src, &mut syntax);
+    // Before the deletions: `del item` after the loop unbinds it.
+    bind_loop_variables(&scope, &mut syntax);
     collect_deletions(&scope.deletions, src, &mut syntax);
     collect_lazy_attach(&scope.statements, src, &mut syntax);
     if contains(whole, b"global ") {
@@ -980,22 +1014,33 @@ fn parse_file(
     let generated = contains(whole, b"AddSerializedFile(")
         .then(|| protobuf_module(&scope.statements, src, &mut syntax))
         .flatten();
+    // Module-level loops over a constant table that bind names through `globals()[...]`.
+    let loops = if contains(whole, b"globals()[") {
+        globals_loops(root, &scope.statements, src, &mut syntax)
+    } else {
+        Vec::new()
+    };
+    let in_loop = |at: usize| loops.iter().any(|r| r.contains(&at));
     // Module-level statements, or a function that writes the module's globals when called.
     syntax.writes_globals = scope.statements.iter().any(|stmt| {
         let t = text(*stmt, src);
         (t.contains("globals()") || t.contains("sys.modules[__name__]"))
+            && !in_loop(stmt.start_byte())
             && !generated
                 .as_ref()
                 .is_some_and(|read| read.contains(&stmt.start_byte()))
     }) || [
-        &b"globals()["[..],
-        b"globals().update(",
+        &b"globals().update("[..],
         b"globals().setdefault(",
         b"locals()[",
     ]
     .iter()
-    .any(|w| contains(whole, w));
-    syntax.getattr_serves = scope
+    .any(|w| contains(whole, w))
+        || whole
+            .windows(b"globals()[".len())
+            .enumerate()
+            .any(|(at, w)| w == b"globals()[" && !in_loop(at));
+    match scope
         .defs
         .iter()
         .find(|d| {
@@ -1004,14 +1049,13 @@ fn parse_file(
                 && d.child_by_field_name("name")
                     .is_some_and(|n| text(n, src) == "__getattr__")
         })
-        .and_then(|d| getattr_served(*d, &scope.statements, src));
-    if let Some(served) = &syntax.getattr_serves {
-        let bound: HashSet<String> = syntax.bindings.iter().map(|b| b.name.clone()).collect();
-        let line = 1;
-        let extra: Vec<Binding> =
-            values_bound_at(served.iter().filter(|n| !bound.contains(*n)), line).collect();
-        syntax.bindings.extend(extra);
+        .and_then(|d| getattr_served(*d, &scope.statements, src))
+    {
+        Some(Served::Names(served)) => syntax.serve(served),
+        Some(Served::Imported(table)) => syntax.getattr_table = Some(table),
+        None => {}
     }
+    syntax.string_tables = string_tables(&scope.statements, src);
     if !scope.type_checking.is_empty() {
         let typing = |line: usize| scope.type_checking.iter().any(|r| r.contains(&line));
         // A lazy module names its exports for type checkers under `if TYPE_CHECKING:` and
@@ -1109,11 +1153,7 @@ fn bind_served_metadata(syntax: &mut ModuleSyntax) {
             .map(|d| d.name.as_str())
             .chain(syntax.bindings.iter().map(|b| b.name.as_str()))
             .collect();
-        let line = syntax
-            .defs
-            .iter()
-            .find(|d| d.name == "__getattr__")
-            .map_or(1, |d| d.line);
+        let line = syntax.getattr_line();
         let dunders = all
             .iter()
             .filter(|n| n.len() > 4 && n.starts_with("__") && n.ends_with("__"))
@@ -1149,6 +1189,8 @@ struct Scope<'t> {
     type_checking_else: Vec<std::ops::RangeInclusive<usize>>,
     /// Blocks that run only when an optional dependency is there, with the test.
     guards: Vec<(std::ops::RangeInclusive<usize>, String)>,
+    /// Module-level `for` loops: their variables stay bound in the module after the loop.
+    loops: Vec<Node<'t>>,
 }
 
 impl<'t> Scope<'t> {
@@ -1203,11 +1245,18 @@ impl<'t> Scope<'t> {
                 "expression_statement" | "import_statement" | "import_from_statement" => {
                     self.statements.push(child)
                 }
+                "for_statement" => {
+                    if enclosing_def(child).is_none() {
+                        self.loops.push(child);
+                    }
+                    self.walk(child);
+                }
                 // A loop's body binds its names at module level as any branch does
                 // (transformers imports `is_tokenizers_available` inside a `for`).
-                "if_statement" | "try_statement" | "with_statement" | "for_statement"
-                | "while_statement" | "elif_clause" | "else_clause" | "except_clause"
-                | "finally_clause" | "block" => self.walk(child),
+                "if_statement" | "try_statement" | "with_statement" | "while_statement"
+                | "elif_clause" | "else_clause" | "except_clause" | "finally_clause" | "block" => {
+                    self.walk(child)
+                }
                 _ => {}
             }
         }
@@ -2413,6 +2462,7 @@ impl AllParts {
             "argument_list"
             | "list"
             | "tuple"
+            | "set"
             | "parenthesized_expression"
             | "list_splat"
             | "expression_list" => {
@@ -2689,7 +2739,7 @@ fn protobuf_module(
 /// "x"`, `if name in ("a", "b")` or `if name in TABLE` (a literal of the module) branches
 /// ending in `raise AttributeError`: marshmallow's deprecated `__version__`, a lazy table.
 /// `None` when the body does anything else: then what it serves cannot be told.
-fn getattr_served(def: Node, statements: &[Node], src: &[u8]) -> Option<Vec<String>> {
+fn getattr_served(def: Node, statements: &[Node], src: &[u8]) -> Option<Served> {
     let param = def.child_by_field_name("parameters")?.named_child(0)?;
     let param = match param.kind() {
         "identifier" => text(param, src),
@@ -2702,6 +2752,9 @@ fn getattr_served(def: Node, statements: &[Node], src: &[u8]) -> Option<Vec<Stri
         .filter(|c| c.kind() != "comment")
         .collect();
     let (last, rest) = stmts.split_last()?;
+    if last.kind() == "return_statement" {
+        return guarded_getattr(param, &stmts, statements, src);
+    }
     if last.kind() != "raise_statement" || !text(*last, src).contains("AttributeError") {
         return None;
     }
@@ -2744,7 +2797,219 @@ fn getattr_served(def: Node, statements: &[Node], src: &[u8]) -> Option<Vec<Stri
             _ => return None,
         }
     }
-    Some(served)
+    Some(Served::Names(served))
+}
+
+/// A module-level `for` loop leaves its variables bound in the module (astropy.modeling.models
+/// `item`), once it has run at least once: a value at the loop's line when it loops over a
+/// constant that is not empty, else a name the module holds only if it does. A name bound
+/// otherwise too is left to that binding. Either way the name is not API
+/// (`loop_variables`).
+fn bind_loop_variables(scope: &Scope, syntax: &mut ModuleSyntax) {
+    let (loops, src) = (&scope.loops, scope.src);
+    if loops.is_empty() {
+        return;
+    }
+    let folder = fold::Folder::new(&scope.statements, src);
+    // `del x` inside a block (the loop's own body, a branch) may or may not have run.
+    let deleted_inside: Vec<&str> = scope
+        .deletions
+        .iter()
+        .filter(|d| {
+            enclosing_def(**d).is_none() && d.parent().is_some_and(|p| p.kind() != "module")
+        })
+        .flat_map(|d| text(*d, src).trim_start_matches("del").split(','))
+        .map(|n| n.trim_matches(|c: char| c.is_whitespace() || c == '(' || c == ')'))
+        .collect();
+    fn variables<'s>(pattern: Node, src: &'s [u8], out: &mut Vec<&'s str>) {
+        match pattern.kind() {
+            "identifier" => out.push(text(pattern, src)),
+            "pattern_list" | "tuple_pattern" | "list_pattern" | "parenthesized_expression" => {
+                let mut c = pattern.walk();
+                for p in pattern.named_children(&mut c) {
+                    variables(p, src, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    for lp in loops {
+        let Some(left) = lp.child_by_field_name("left") else {
+            continue;
+        };
+        let mut names = Vec::new();
+        variables(left, src, &mut names);
+        let runs = lp
+            .child_by_field_name("right")
+            .is_some_and(|r| folder.non_empty(r));
+        for name in names {
+            let bound = syntax.defs.iter().any(|d| d.name == name)
+                || syntax.bindings.iter().any(|b| b.name == name)
+                || syntax.maybe_bound.iter().any(|(n, _)| n == name);
+            if bound {
+                continue;
+            }
+            if runs && !deleted_inside.contains(&name) {
+                let made: Vec<Binding> =
+                    values_bound_at(std::iter::once(&name.to_string()), line_of(*lp)).collect();
+                syntax.bindings.extend(made);
+                syntax.loop_variables.push(name.to_string());
+            } else {
+                let why = match runs {
+                    true => format!(
+                        "is the variable of the `for` loop at line {}, which a `del` inside a \
+                         block may unbind",
+                        line_of(*lp)
+                    ),
+                    false => format!(
+                        "is the variable of the `for` loop at line {}, bound once the loop has \
+                         run at least once",
+                        line_of(*lp)
+                    ),
+                };
+                syntax.maybe_bound.push((name.to_string(), why));
+            }
+        }
+    }
+}
+
+/// Reads the module-level `for` loops over a constant table that bind names with
+/// `globals()[KEY] = ...` ([`fold::Folder::globals_loop`]: astropy's projection aliases),
+/// binding each name not already bound as a value at the loop's line. Returns the byte
+/// ranges of the loops read, whose `globals()` is then accounted for.
+fn globals_loops(
+    root: Node,
+    statements: &[Node],
+    src: &[u8],
+    syntax: &mut ModuleSyntax,
+) -> Vec<std::ops::Range<usize>> {
+    let folder = fold::Folder::new(statements, src);
+    let mut read = Vec::new();
+    let mut c = root.walk();
+    for stmt in root.named_children(&mut c) {
+        let Some(names) = folder.globals_loop(stmt) else {
+            continue;
+        };
+        let bound: HashSet<&str> = syntax
+            .defs
+            .iter()
+            .map(|d| d.name.as_str())
+            .chain(syntax.bindings.iter().map(|b| b.name.as_str()))
+            .collect();
+        let mut fresh: Vec<&String> = names
+            .iter()
+            .filter(|n| !bound.contains(n.as_str()))
+            .collect();
+        fresh.dedup();
+        let made: Vec<Binding> = values_bound_at(fresh.into_iter(), line_of(stmt)).collect();
+        syntax.bindings.extend(made);
+        read.push(stmt.byte_range());
+    }
+    read
+}
+
+/// Module-level `NAME = <literal table of strings>` (see [`ModuleSyntax::string_tables`]);
+/// the last assignment of a name wins.
+fn string_tables(statements: &[Node], src: &[u8]) -> Vec<(String, Vec<String>)> {
+    let mut tables: Vec<(String, Vec<String>)> = Vec::new();
+    for stmt in statements {
+        let Some(a) = stmt.named_child(0).filter(|a| a.kind() == "assignment") else {
+            continue;
+        };
+        let (Some(left), Some(right)) = (
+            a.child_by_field_name("left")
+                .filter(|l| l.kind() == "identifier"),
+            a.child_by_field_name("right").filter(|r| {
+                matches!(r.kind(), "tuple" | "list" | "set" | "dictionary")
+                    && r.named_child_count() > 0
+            }),
+        ) else {
+            continue;
+        };
+        let name = text(left, src);
+        tables.retain(|(n, _)| n != name);
+        if let Some(names) = table_names(right, src) {
+            tables.push((name.to_string(), names));
+        }
+    }
+    tables
+}
+
+/// What a module `__getattr__` serves, when its body can be read.
+#[derive(Debug, PartialEq)]
+enum Served {
+    Names(Vec<String>),
+    /// The names of a table the module imports (`from .realizations import available`),
+    /// read once every module is: see [`ModuleSyntax::getattr_table`].
+    Imported(String),
+}
+
+/// A `__getattr__(name)` that first refuses every name outside a table, `if name not in
+/// available: raise AttributeError(...)`, then computes and returns the value, raising
+/// nothing else itself (astropy's cosmology realizations, read from data files on first
+/// use): it serves the table's names. `None` when the body does anything else.
+fn guarded_getattr(param: &str, stmts: &[Node], statements: &[Node], src: &[u8]) -> Option<Served> {
+    // Before the guard: the docstring, imports, and perhaps the table itself (attrs: `meta =
+    // {"__version__": "version", ...}`).
+    let mut rest = stmts.iter().skip_while(|s| {
+        matches!(s.kind(), "import_statement" | "import_from_statement")
+            || s.kind() == "expression_statement"
+                && s.named_child(0)
+                    .is_some_and(|c| matches!(c.kind(), "string" | "assignment"))
+    });
+    let locals: Vec<Node> = stmts
+        .iter()
+        .take_while(|s| s.kind() != "if_statement")
+        .copied()
+        .collect();
+    let guard = rest.next().filter(|g| g.kind() == "if_statement")?;
+    if guard.child_by_field_name("alternative").is_some() {
+        return None;
+    }
+    let refusal = {
+        let body = guard.child_by_field_name("consequence")?;
+        let mut c = body.walk();
+        body.named_children(&mut c)
+            .filter(|n| n.kind() != "comment")
+            .last()?
+    };
+    if refusal.kind() != "raise_statement" || !text(refusal, src).contains("AttributeError") {
+        return None;
+    }
+    let cond = guard.child_by_field_name("condition")?;
+    let (left, right) = (cond.named_child(0)?, cond.named_child(1)?);
+    if cond.kind() != "comparison_operator" || cond.named_child_count() != 2 {
+        return None;
+    }
+    let op = std::str::from_utf8(&src[left.end_byte()..right.start_byte()]).ok()?;
+    if text(left, src) != param || op.split_whitespace().collect::<Vec<_>>() != ["not", "in"] {
+        return None;
+    }
+    fn raises(n: Node) -> bool {
+        let mut c = n.walk();
+        n.kind() == "raise_statement" || n.named_children(&mut c).any(raises)
+    }
+    if rest.any(|s| raises(*s)) {
+        return None;
+    }
+    match module_literal(right, &locals, src).or_else(|| module_literal(right, statements, src)) {
+        Some(table) => table_names(table, src).map(Served::Names),
+        None => Some(Served::Imported(text(right, src).to_string())),
+    }
+}
+
+/// The strings of a literal table: a tuple, list or set of them, or a dict's keys.
+fn table_names(table: Node, src: &[u8]) -> Option<Vec<String>> {
+    let mut parts = AllParts::default();
+    if table.kind() == "dictionary" {
+        let mut c = table.walk();
+        for pair in table.named_children(&mut c) {
+            parts.read(pair.child_by_field_name("key")?, src);
+        }
+    } else {
+        parts.read(table, src);
+    }
+    parts.refs.is_empty().then_some(parts.names)
 }
 
 /// The names a condition on `param` lets through: `param == "x"`, `param in (...)`, `param in
@@ -2770,21 +3035,11 @@ fn served_by(cond: Node, param: &str, statements: &[Node], src: &[u8]) -> Option
             let op = std::str::from_utf8(&src[left.end_byte()..right.start_byte()])
                 .ok()?
                 .trim();
-            let table = match (op, right.kind()) {
-                ("==", "string") => return Some(vec![string_literal_value(text(right, src))?]),
-                ("in", _) => module_literal(right, statements, src)?,
-                _ => return None,
-            };
-            let mut parts = AllParts::default();
-            if table.kind() == "dictionary" {
-                let mut c = table.walk();
-                for pair in table.named_children(&mut c) {
-                    parts.read(pair.child_by_field_name("key")?, src);
-                }
-            } else {
-                parts.read(table, src);
+            match (op, right.kind()) {
+                ("==", "string") => Some(vec![string_literal_value(text(right, src))?]),
+                ("in", _) => table_names(module_literal(right, statements, src)?, src),
+                _ => None,
             }
-            parts.refs.is_empty().then_some(parts.names)
         }
         _ => None,
     }
@@ -2793,14 +3048,16 @@ fn served_by(cond: Node, param: &str, statements: &[Node], src: &[u8]) -> Option
 fn collect_assignments(query: &Query, nodes: &[Node], src: &[u8], syntax: &mut ModuleSyntax) {
     let mut cursor = QueryCursor::new();
     cursor.set_max_start_depth(Some(0));
+    let folder = fold::Folder::new(nodes, src);
     for root in nodes {
-        collect_assignment(query, &mut cursor, *root, src, syntax);
+        collect_assignment(query, &mut cursor, &folder, *root, src, syntax);
     }
 }
 
 fn collect_assignment(
     query: &Query,
     cursor: &mut QueryCursor,
+    folder: &fold::Folder,
     root: Node,
     src: &[u8],
     syntax: &mut ModuleSyntax,
@@ -2912,7 +3169,12 @@ fn collect_assignment(
                 continue;
             };
             let mut parts = AllParts::default();
-            parts.read(v, src);
+            // A constant the module computes from its tables (astropy's projections), else
+            // the literals and references it is made of.
+            match folder.fold(v).and_then(fold::Lit::strings) {
+                Some(names) => parts.names = names,
+                None => parts.read(v, src),
+            }
             if pattern == "assignment" && !parts.keeps_own {
                 syntax.all = Some(parts.names);
                 syntax.all_refs = parts.refs;

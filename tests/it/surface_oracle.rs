@@ -81,7 +81,7 @@ const RELEASES: &[Release] = &[
 /// answers, 11,308 are astropy 6.1.0's: its unit modules fill `__all__` from the names
 /// `def_unit(..., namespace=globals(), prefixes=True)` injects (km, cm, ...), which only
 /// running astropy's unit machinery can tell.
-const RECALL_FLOOR: f64 = 0.797;
+const RECALL_FLOOR: f64 = 0.802;
 const ABSENT_CEILING: f64 = 0.01;
 
 fn script() -> PathBuf {

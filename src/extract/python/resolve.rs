@@ -86,6 +86,7 @@ pub fn resolve_with(
     // Before the writes add bindings: a module another one writes to does not import it.
     let children = children_of(&modules);
     apply_attribute_writes(&mut modules);
+    apply_getattr_tables(&mut modules);
     let by_name = modules
         .iter()
         .enumerate()
@@ -202,6 +203,49 @@ fn apply_attribute_writes(modules: &mut [ModuleSyntax]) {
         if let Some(d) = modules[i].defs.iter_mut().find(|d| d.name == class) {
             d.class_names.push(name);
         }
+    }
+}
+
+/// A module `__getattr__` that refuses every name outside a table it imports
+/// (`getattr_table`) serves that table's strings, when the module it comes from binds it to a
+/// literal (`astropy.cosmology` serves `realizations.available`, `Planck18` among them).
+/// Imports are followed through re-exports; a table that is not a literal leaves the
+/// `__getattr__` unread.
+fn apply_getattr_tables(modules: &mut [ModuleSyntax]) {
+    let by_name: HashMap<&str, usize> = modules
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.name.as_str(), i))
+        .collect();
+    let table = |i: usize, local: &str| {
+        let (mut i, mut name) = (i, local.to_string());
+        // A table re-exported a few times over is still read; a cycle is not followed.
+        for _ in 0..8 {
+            let m = &modules[i];
+            if let Some((_, names)) = m.string_tables.iter().find(|(n, _)| *n == name) {
+                return Some(names.clone());
+            }
+            let b = m
+                .bindings
+                .iter()
+                .rev()
+                .find(|b| b.name == name && !b.type_only)?;
+            let BindingTarget::FromImport { module, name: n } = &b.target else {
+                return None;
+            };
+            i = *by_name.get(module.as_str())?;
+            name = n.clone();
+        }
+        None
+    };
+    let found: Vec<(usize, Vec<String>)> = modules
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.getattr_serves.is_none())
+        .filter_map(|(i, m)| Some((i, table(i, m.getattr_table.as_deref()?)?)))
+        .collect();
+    for (i, names) in found {
+        modules[i].serve(names);
     }
 }
 
@@ -730,7 +774,8 @@ impl<'a> Resolver<'a> {
                     // Variables and names of other packages are API when `__all__` says so.
                     // Variables are public by the rule for definitions below.
                     Some(Target::Value(j, v))
-                        if declared.contains(&n) || m.is_package || j == i =>
+                        if (declared.contains(&n) || m.is_package || j == i)
+                            && !self.modules[j].loop_variables.contains(&v) =>
                     {
                         variables.entry((j, v)).or_default().insert(public_path);
                         continue;
@@ -1973,6 +2018,108 @@ mod tests {
             "{:?}",
             facts.unknown_members
         );
+    }
+
+    #[test]
+    fn a_getattr_guarded_by_a_table_serves_the_tables_names() {
+        // As astropy.cosmology: `realizations` makes each of `available` from a data file on
+        // first use; the package refuses every other name and serves the table it imports.
+        let getattr = "def __getattr__(name):\n    \"\"\"Lazy.\"\"\"\n    \
+                       if name not in available:\n        raise AttributeError(name)\n    \
+                       cosmo = read(name)\n    return cosmo\n";
+        let facts = extract(&files(&[
+            (
+                "cosmo/realizations.py",
+                &format!("available = (\n    'WMAP1',\n    'Planck18',\n)\n\n{getattr}"),
+            ),
+            (
+                "cosmo/__init__.py",
+                "from . import realizations\nfrom .realizations import available\n\n\
+                 def __getattr__(name):\n    if name not in available:\n        \
+                 raise AttributeError(name)\n    return getattr(realizations, name)\n",
+            ),
+            // A body that may still refuse a name of the table is not read.
+            (
+                "cosmo/strict.py",
+                "from .realizations import available\n\n\
+                 def __getattr__(name):\n    if name not in available:\n        \
+                 raise AttributeError(name)\n    if name == 'WMAP1':\n        \
+                 raise AttributeError('removed')\n    return 1\n",
+            ),
+            // Nor is one whose table is not a literal.
+            (
+                "cosmo/computed.py",
+                "names = tuple(load())\n\ndef __getattr__(name):\n    if name not in names:\n        \
+                 raise AttributeError(name)\n    return 1\n",
+            ),
+        ]));
+        for module in ["cosmo.realizations", "cosmo"] {
+            for name in ["WMAP1", "Planck18"] {
+                assert!(binds(&facts, module, name), "{module}.{name}");
+            }
+            assert!(!binds(&facts, module, "Planck99"), "{module}");
+        }
+        // A value made at the `__getattr__`'s line.
+        let planck = symbol(&facts, "cosmo.realizations.Planck18");
+        assert_eq!((planck.kind, planck.line), (SymbolKind::Attribute, 6));
+        let unknown = |m: &str| facts.unknown_members.iter().any(|(x, _)| x == m);
+        assert!(!unknown("cosmo") && !unknown("cosmo.realizations"));
+        assert!(unknown("cosmo.strict") && unknown("cosmo.computed"));
+        assert!(!binds(&facts, "cosmo.strict", "Planck18"));
+    }
+
+    #[test]
+    fn names_a_module_computes_from_its_tables_are_bound_and_exported() {
+        // As astropy.modeling: projections bind short aliases in a loop over a table and list
+        // them in a computed `__all__`; `models` star-imports them and loops over classes.
+        let facts = extract(&files(&[
+            (
+                "mdl/projections.py",
+                "from itertools import chain, product\n\
+                 CODES = [(\"Gnomonic\", \"TAN\"), (\"Airy\", \"AIR\")]\n\
+                 __all__ = [\"Projection\"]\n\
+                 __all__ += list(map(\"_\".join, product([\"Pix2Sky\"], chain(*CODES))))\n\
+                 class Projection: ...\n\
+                 class Pix2Sky_Gnomonic(Projection): ...\n\
+                 class Pix2Sky_Airy(Projection): ...\n\
+                 for long_name, short_name in CODES:\n    \
+                 globals()[\"Pix2Sky_\" + short_name] = globals()[\"Pix2Sky_\" + long_name]\n",
+            ),
+            (
+                "mdl/models.py",
+                "from mdl.projections import *\n\
+                 from mdl.projections import Projection\n\
+                 MODELS = [Projection]\n\
+                 for item in MODELS:\n    item.x = 1\n\
+                 for other in load():\n    pass\n\
+                 for gone in MODELS:\n    pass\n\
+                 del gone\n",
+            ),
+        ]));
+        for name in ["Pix2Sky_TAN", "Pix2Sky_AIR", "Pix2Sky_Airy", "long_name"] {
+            assert!(binds(&facts, "mdl.projections", name), "{name}");
+            assert_eq!(
+                binds(&facts, "mdl.models", name),
+                name != "long_name",
+                "{name}"
+            );
+        }
+        let unknown = |m: &str| facts.unknown_members.iter().any(|(x, _)| x == m);
+        assert!(!unknown("mdl.projections") && !unknown("mdl.models"));
+        // A loop variable exists once the loop has run, and is not API.
+        assert!(binds(&facts, "mdl.models", "item"));
+        assert!(!facts.symbols.iter().any(|s| {
+            s.qualified_name.ends_with(".item") || s.qualified_name.ends_with(".long_name")
+        }));
+        // Over what cannot be told empty or not, it may be bound; deleted, it is not.
+        let maybe = |n: &str| {
+            facts
+                .maybe_bound
+                .iter()
+                .any(|(m, x, _)| m == "mdl.models" && x == n)
+        };
+        assert!(maybe("other") && !binds(&facts, "mdl.models", "other"));
+        assert!(!maybe("gone") && !binds(&facts, "mdl.models", "gone"));
     }
 
     #[test]

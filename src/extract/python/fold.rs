@@ -1,0 +1,510 @@
+//! Constant folding of module-level expressions over literal tables: what a module computes
+//! from its own string literals when it runs, read without running it.
+//!
+//! astropy's projections list their classes as `__all__ += list(map("_".join,
+//! product(["Pix2Sky", "Sky2Pix"], chain(*_PROJ_NAME_CODE))))` and bind the short names in a
+//! loop over the same table, `for long, short in _PROJ_NAME_CODE: globals()["Pix2Sky_" +
+//! short] = ...`. Only the builtins and `itertools` functions below are folded, each as
+//! Python defines it, and only when the module does not rebind their names; anything else
+//! (a call, a comprehension, an f-string, a name bound to something else) is not a constant,
+//! and the caller keeps what it did without folding.
+
+use std::collections::HashSet;
+
+use tree_sitter::Node;
+
+use super::{module_literal, string_literal_value, text};
+
+/// A folded value: a string, or a sequence (list, tuple or set: order as written).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Lit {
+    Str(String),
+    Seq(Vec<Lit>),
+}
+
+impl Lit {
+    /// The strings of a sequence of strings.
+    pub(super) fn strings(self) -> Option<Vec<String>> {
+        match self {
+            Lit::Seq(items) => items
+                .into_iter()
+                .map(|i| match i {
+                    Lit::Str(s) => Some(s),
+                    Lit::Seq(_) => None,
+                })
+                .collect(),
+            Lit::Str(_) => None,
+        }
+    }
+
+    fn seq(self) -> Option<Vec<Lit>> {
+        match self {
+            Lit::Seq(items) => Some(items),
+            Lit::Str(_) => None,
+        }
+    }
+}
+
+/// The loop variables in scope, with their values.
+type Env<'e> = [(&'e str, Lit)];
+
+/// How deep names may refer to names (`B = A + [...]`, `A = [...]`).
+const MAX_DEPTH: usize = 8;
+
+/// What folding may read: the module's statements, and the functions it may call.
+pub(super) struct Folder<'a, 't> {
+    statements: &'a [Node<'t>],
+    src: &'a [u8],
+    /// The builtins and `itertools` functions the module leaves as Python defines them, by
+    /// the name it calls them (`product`, `itertools.product`, `map`).
+    callable: HashSet<String>,
+}
+
+impl<'a, 't> Folder<'a, 't> {
+    pub(super) fn new(statements: &'a [Node<'t>], src: &'a [u8]) -> Self {
+        let mut rebound: HashSet<&str> = HashSet::new();
+        let mut itertools: HashSet<&str> = HashSet::new();
+        let mut imports_itertools = false;
+        for stmt in statements {
+            match stmt.kind() {
+                "import_from_statement" => {
+                    let from_itertools = stmt
+                        .child_by_field_name("module_name")
+                        .is_some_and(|m| text(m, src) == "itertools");
+                    let mut c = stmt.walk();
+                    for name in stmt.children_by_field_name("name", &mut c) {
+                        let (imported, local) = match name.kind() {
+                            "aliased_import" => (
+                                name.child_by_field_name("name").map(|n| text(n, src)),
+                                name.child_by_field_name("alias").map(|n| text(n, src)),
+                            ),
+                            _ => (Some(text(name, src)), Some(text(name, src))),
+                        };
+                        match (from_itertools, imported, local) {
+                            (true, Some(i), Some(l)) if i == l => {
+                                itertools.insert(l);
+                            }
+                            (_, _, Some(l)) => {
+                                rebound.insert(l);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                "import_statement" => {
+                    let t = text(*stmt, src);
+                    imports_itertools |=
+                        t.split_whitespace().collect::<Vec<_>>() == ["import", "itertools"];
+                }
+                _ => {
+                    let t = stmt.named_child(0).filter(|a| a.kind() == "assignment");
+                    if let Some(left) = t.and_then(|a| a.child_by_field_name("left")) {
+                        rebound.insert(text(left, src));
+                    }
+                }
+            }
+            if matches!(stmt.kind(), "function_definition" | "class_definition")
+                && let Some(n) = stmt.child_by_field_name("name")
+            {
+                rebound.insert(text(n, src));
+            }
+        }
+        let mut callable: HashSet<String> = ["list", "tuple", "sorted", "map"]
+            .into_iter()
+            .filter(|b| !rebound.contains(b))
+            .map(String::from)
+            .collect();
+        for f in ["product", "chain"] {
+            if itertools.contains(f) && !rebound.contains(f) {
+                callable.insert(f.to_string());
+            }
+            if imports_itertools && !rebound.contains("itertools") {
+                callable.insert(format!("itertools.{f}"));
+            }
+        }
+        Folder {
+            statements,
+            src,
+            callable,
+        }
+    }
+
+    /// The value of `node`, when it is a constant of the module.
+    pub(super) fn fold(&self, node: Node) -> Option<Lit> {
+        self.fold_at(node, 0, &[])
+    }
+
+    fn fold_at(&self, node: Node, depth: usize, env: &Env) -> Option<Lit> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let src = self.src;
+        match node.kind() {
+            "string" => {
+                let t = text(node, src);
+                let prefix = &t[..t.find(['"', '\'']).unwrap_or(0)];
+                // An f-string is computed; bytes are not names.
+                let mut c = node.walk();
+                if prefix.contains(['f', 'F', 'b', 'B'])
+                    || node
+                        .named_children(&mut c)
+                        .any(|n| n.kind() == "interpolation")
+                {
+                    return None;
+                }
+                string_literal_value(t).map(Lit::Str)
+            }
+            "concatenated_string" => {
+                let mut c = node.walk();
+                let mut out = String::new();
+                for part in node.named_children(&mut c) {
+                    match self.fold_at(part, depth, env)? {
+                        Lit::Str(s) => out.push_str(&s),
+                        Lit::Seq(_) => return None,
+                    }
+                }
+                Some(Lit::Str(out))
+            }
+            "list" | "tuple" | "set" => {
+                let mut c = node.walk();
+                node.named_children(&mut c)
+                    .filter(|n| n.kind() != "comment")
+                    .map(|n| self.fold_at(n, depth, env))
+                    .collect::<Option<Vec<_>>>()
+                    .map(Lit::Seq)
+            }
+            "parenthesized_expression" => self.fold_at(node.named_child(0)?, depth, env),
+            // `__all__` is what the module builds, not a table it reads.
+            "identifier" if text(node, src) == "__all__" => None,
+            "identifier" => {
+                let name = text(node, src);
+                if let Some((_, v)) = env.iter().find(|(n, _)| *n == name) {
+                    return Some(v.clone());
+                }
+                let value = module_literal(node, self.statements, src)?;
+                self.fold_at(value, depth + 1, &[])
+            }
+            "binary_operator" => {
+                let op = node.child_by_field_name("operator")?;
+                if text(op, src) != "+" {
+                    return None;
+                }
+                let left = self.fold_at(node.child_by_field_name("left")?, depth, env)?;
+                let right = self.fold_at(node.child_by_field_name("right")?, depth, env)?;
+                match (left, right) {
+                    (Lit::Str(a), Lit::Str(b)) => Some(Lit::Str(a + &b)),
+                    (Lit::Seq(mut a), Lit::Seq(b)) => {
+                        a.extend(b);
+                        Some(Lit::Seq(a))
+                    }
+                    _ => None,
+                }
+            }
+            "call" => self.call(node, depth, env),
+            _ => None,
+        }
+    }
+
+    fn call(&self, call: Node, depth: usize, env: &Env) -> Option<Lit> {
+        let src = self.src;
+        let function = call.child_by_field_name("function")?;
+        let args_node = call.child_by_field_name("arguments")?;
+        let mut c = args_node.walk();
+        let raw: Vec<Node> = args_node
+            .named_children(&mut c)
+            .filter(|n| n.kind() != "comment")
+            .collect();
+        // `"_".join(x)`, and `map("_".join, x)` below.
+        let join = |f: Node| -> Option<String> {
+            (f.kind() == "attribute"
+                && f.child_by_field_name("attribute")
+                    .is_some_and(|a| text(a, src) == "join"))
+            .then(|| self.fold_at(f.child_by_field_name("object")?, depth, env))
+            .flatten()
+            .and_then(|o| match o {
+                Lit::Str(sep) => Some(sep),
+                Lit::Seq(_) => None,
+            })
+        };
+        let joined = |sep: &str, item: Lit| -> Option<Lit> {
+            let parts = item.strings()?;
+            Some(Lit::Str(parts.join(sep)))
+        };
+        if let Some(sep) = join(function) {
+            let [arg] = raw.as_slice() else { return None };
+            return joined(&sep, self.fold_at(*arg, depth, env)?);
+        }
+        let name = text(function, src);
+        if !self.callable.contains(name) {
+            return None;
+        }
+        let name = name.rsplit('.').next().unwrap_or(name);
+        if name == "map" {
+            let [f, x] = raw.as_slice() else { return None };
+            let sep = join(*f)?;
+            let items = self.fold_at(*x, depth, env)?.seq()?;
+            return items
+                .into_iter()
+                .map(|i| joined(&sep, i))
+                .collect::<Option<Vec<_>>>()
+                .map(Lit::Seq);
+        }
+        // Positional arguments, `*x` spread into its items.
+        let mut args = Vec::new();
+        for a in &raw {
+            match a.kind() {
+                "list_splat" => args.extend(self.fold_at(a.named_child(0)?, depth, env)?.seq()?),
+                "keyword_argument" | "dictionary_splat" => return None,
+                _ => args.push(self.fold_at(*a, depth, env)?),
+            }
+        }
+        match name {
+            "list" | "tuple" => match args.as_slice() {
+                [Lit::Seq(items)] => Some(Lit::Seq(items.clone())),
+                _ => None,
+            },
+            "sorted" => {
+                let [one] = args.as_slice() else { return None };
+                let mut items = one.clone().strings()?;
+                items.sort();
+                Some(Lit::Seq(items.into_iter().map(Lit::Str).collect()))
+            }
+            "chain" => {
+                let mut out = Vec::new();
+                for a in args {
+                    out.extend(a.seq()?);
+                }
+                Some(Lit::Seq(out))
+            }
+            "product" => {
+                let mut rows: Vec<Vec<Lit>> = vec![Vec::new()];
+                for a in args {
+                    let items = a.seq()?;
+                    rows = rows
+                        .into_iter()
+                        .flat_map(|r| {
+                            items.iter().map(move |i| {
+                                let mut r = r.clone();
+                                r.push(i.clone());
+                                r
+                            })
+                        })
+                        .collect();
+                }
+                Some(Lit::Seq(rows.into_iter().map(Lit::Seq).collect()))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Folder<'_, '_> {
+    /// Whether `node` is a constant sequence with at least one item: a literal with one that
+    /// is not `*spread`, or a name of the module bound to one (`for item in MODELS:` runs).
+    pub(super) fn non_empty(&self, node: Node) -> bool {
+        self.non_empty_at(node, 0)
+    }
+
+    fn non_empty_at(&self, node: Node, depth: usize) -> bool {
+        match node.kind() {
+            _ if depth > MAX_DEPTH => false,
+            "list" | "tuple" | "set" => {
+                let mut c = node.walk();
+                node.named_children(&mut c)
+                    .any(|n| !matches!(n.kind(), "comment" | "list_splat"))
+            }
+            "identifier" if text(node, self.src) != "__all__" => {
+                module_literal(node, self.statements, self.src)
+                    .is_some_and(|v| self.non_empty_at(v, depth + 1))
+            }
+            _ => matches!(self.fold(node), Some(Lit::Seq(items)) if !items.is_empty()),
+        }
+    }
+
+    /// The names a module-level `for` loop over a constant table binds through `globals()[KEY]
+    /// = ...` statements of its body, KEY folded for each row with the loop's variables.
+    /// `None` when the loop does anything else with `globals()`: a write under a branch, a
+    /// chained or augmented one, `globals().update(...)`, a key that is not constant.
+    pub(super) fn globals_loop(&self, stmt: Node) -> Option<Vec<String>> {
+        let src = self.src;
+        if stmt.kind() != "for_statement" || stmt.child_by_field_name("alternative").is_some() {
+            return None;
+        }
+        let left = stmt.child_by_field_name("left")?;
+        let targets: Vec<&str> = match left.kind() {
+            "identifier" => vec![text(left, src)],
+            "pattern_list" | "tuple_pattern" => {
+                let mut c = left.walk();
+                left.named_children(&mut c)
+                    .map(|n| (n.kind() == "identifier").then(|| text(n, src)))
+                    .collect::<Option<_>>()?
+            }
+            _ => return None,
+        };
+        let rows = self.fold(stmt.child_by_field_name("right")?)?.seq()?;
+        let body = stmt.child_by_field_name("body")?;
+        let mut keys = Vec::new();
+        let mut c = body.walk();
+        for s in body.named_children(&mut c) {
+            if s.kind() == "comment" || !text(s, src).contains("globals()") {
+                continue;
+            }
+            let a = s.named_child(0).filter(|a| a.kind() == "assignment")?;
+            let target = a.child_by_field_name("left")?;
+            if a.child_by_field_name("right")?.kind() == "assignment" {
+                return None;
+            }
+            match target.kind() {
+                "subscript"
+                    if target
+                        .child_by_field_name("value")
+                        .is_some_and(|v| text(v, src) == "globals()") =>
+                {
+                    keys.push(target.child_by_field_name("subscript")?);
+                }
+                // `globals()[k].attr = v` sets an attribute of a value, not a name.
+                "attribute" => {}
+                _ => return None,
+            }
+        }
+        let mut names = Vec::new();
+        for row in rows {
+            let env: Vec<(&str, Lit)> = match targets.as_slice() {
+                [one] => vec![(*one, row)],
+                many => {
+                    let items = row.seq()?;
+                    if items.len() != many.len() {
+                        return None;
+                    }
+                    many.iter().copied().zip(items).collect()
+                }
+            };
+            for key in &keys {
+                match self.fold_at(*key, 0, &env)? {
+                    Lit::Str(name) => names.push(name),
+                    Lit::Seq(_) => return None,
+                }
+            }
+        }
+        Some(names)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tree_sitter::Parser;
+
+    fn parse(src: &str) -> tree_sitter::Tree {
+        let mut p = Parser::new();
+        p.set_language(&super::super::language()).unwrap();
+        p.parse(src, None).unwrap()
+    }
+
+    /// The module's statements as the extractor lists them, and its top-level ones.
+    fn statements(root: Node) -> Vec<Node> {
+        let mut c = root.walk();
+        root.named_children(&mut c)
+            .flat_map(|n| {
+                if n.kind() == "for_statement" {
+                    let body = n.child_by_field_name("body").unwrap();
+                    let mut c = body.walk();
+                    body.named_children(&mut c).collect::<Vec<_>>()
+                } else {
+                    vec![n]
+                }
+            })
+            .collect()
+    }
+
+    fn strs(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn folds_what_astropy_projections_compute() {
+        let src = "from itertools import chain, product\n\
+                   CODES = [\n    (\"Gnomonic\", \"TAN\"),\n    (\"Airy\", \"AIR\"),\n]\n\
+                   __all__ = [\"Projection\"]\n\
+                   __all__ += list(map(\"_\".join, product([\"Pix2Sky\", \"Sky2Pix\"], chain(*CODES))))\n\
+                   for long_name, short_name in CODES:\n    # short aliases\n    \
+                   globals()[\"Pix2Sky_\" + short_name] = globals()[\"Pix2Sky_\" + long_name]\n    \
+                   globals()[\"Pix2Sky_\" + long_name]._inv_cls = 1\n";
+        let tree = parse(src);
+        let root = tree.root_node();
+        let stmts = statements(root);
+        let folder = Folder::new(&stmts, src.as_bytes());
+        let all = stmts
+            .iter()
+            .find(|s| text(**s, src.as_bytes()).starts_with("__all__ +="))
+            .unwrap();
+        let value = all
+            .named_child(0)
+            .unwrap()
+            .child_by_field_name("right")
+            .unwrap();
+        assert_eq!(
+            folder.fold(value).and_then(Lit::strings),
+            Some(strs(&[
+                "Pix2Sky_Gnomonic",
+                "Pix2Sky_TAN",
+                "Pix2Sky_Airy",
+                "Pix2Sky_AIR",
+                "Sky2Pix_Gnomonic",
+                "Sky2Pix_TAN",
+                "Sky2Pix_Airy",
+                "Sky2Pix_AIR",
+            ]))
+        );
+        let mut c = root.walk();
+        let for_loop = root
+            .named_children(&mut c)
+            .find(|n| n.kind() == "for_statement")
+            .unwrap();
+        assert_eq!(
+            folder.globals_loop(for_loop),
+            Some(strs(&["Pix2Sky_TAN", "Pix2Sky_AIR"]))
+        );
+    }
+
+    #[test]
+    fn what_is_not_constant_is_not_folded() {
+        for (src, why) in [
+            // `product` is not itertools' here.
+            (
+                "def product(*a): ...\nX = list(product(['a'], ['b']))\n",
+                "rebound",
+            ),
+            (
+                "from itertools import product\nX = list(product(['a'], ['b'], repeat=2))\n",
+                "keyword",
+            ),
+            ("n = 1\nX = [f'a{n}']\n", "f-string"),
+            ("X = [x for x in 'ab']\n", "comprehension"),
+            ("X = sorted(load())\n", "a call"),
+            ("X = ['a'] + names\n", "an unbound name"),
+        ] {
+            let tree = parse(src);
+            let stmts = statements(tree.root_node());
+            let folder = Folder::new(&stmts, src.as_bytes());
+            let last = stmts.last().unwrap().named_child(0).unwrap();
+            let value = last.child_by_field_name("right").unwrap();
+            assert_eq!(folder.fold(value), None, "{why}");
+        }
+        // A loop that writes the namespace otherwise is not read.
+        for body in [
+            "    if short:\n        globals()[short] = 1\n",
+            "    globals().update({short: 1})\n",
+            "    globals()[short] = globals()[long] = 1\n",
+            "    globals()[load(short)] = 1\n",
+        ] {
+            let src = format!("T = [('a', 'b')]\nfor long, short in T:\n{body}");
+            let tree = parse(&src);
+            let root = tree.root_node();
+            let stmts = statements(root);
+            let folder = Folder::new(&stmts, src.as_bytes());
+            let for_loop = root.named_child(1).unwrap();
+            assert_eq!(folder.globals_loop(for_loop), None, "{body}");
+        }
+    }
+}
