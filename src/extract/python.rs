@@ -615,12 +615,21 @@ impl ModuleSyntax {
     /// `names` are what the module's `__getattr__` serves: each one the module does not bind
     /// otherwise is a run-time value of it, made at the `__getattr__`'s line.
     pub fn serve(&mut self, names: Vec<String>) {
-        let bound: HashSet<&str> = self.bindings.iter().map(|b| b.name.as_str()).collect();
+        let bound = self.names_bound();
         let line = self.getattr_line();
         let extra: Vec<Binding> =
             values_bound_at(names.iter().filter(|n| !bound.contains(n.as_str())), line).collect();
         self.bindings.extend(extra);
         self.getattr_serves = Some(names);
+    }
+
+    /// The names the module defines or binds so far.
+    fn names_bound(&self) -> HashSet<&str> {
+        self.defs
+            .iter()
+            .map(|d| d.name.as_str())
+            .chain(self.bindings.iter().map(|b| b.name.as_str()))
+            .collect()
     }
 
     /// The line of the module's `__getattr__` definition (1 when it is assigned).
@@ -1147,12 +1156,7 @@ fn bind_served_metadata(syntax: &mut ModuleSyntax) {
     if syntax.has_module_getattr()
         && let Some(all) = &syntax.all
     {
-        let bound: HashSet<&str> = syntax
-            .defs
-            .iter()
-            .map(|d| d.name.as_str())
-            .chain(syntax.bindings.iter().map(|b| b.name.as_str()))
-            .collect();
+        let bound = syntax.names_bound();
         let line = syntax.getattr_line();
         let dunders = all
             .iter()
@@ -2843,8 +2847,7 @@ fn bind_loop_variables(scope: &Scope, syntax: &mut ModuleSyntax) {
             .child_by_field_name("right")
             .is_some_and(|r| folder.non_empty(r));
         for name in names {
-            let bound = syntax.defs.iter().any(|d| d.name == name)
-                || syntax.bindings.iter().any(|b| b.name == name)
+            let bound = syntax.names_bound().contains(name)
                 || syntax.maybe_bound.iter().any(|(n, _)| n == name);
             if bound {
                 continue;
@@ -2890,12 +2893,7 @@ fn globals_loops(
         let Some(names) = folder.globals_loop(stmt) else {
             continue;
         };
-        let bound: HashSet<&str> = syntax
-            .defs
-            .iter()
-            .map(|d| d.name.as_str())
-            .chain(syntax.bindings.iter().map(|b| b.name.as_str()))
-            .collect();
+        let bound = syntax.names_bound();
         let mut fresh: Vec<&String> = names
             .iter()
             .filter(|n| !bound.contains(n.as_str()))
