@@ -753,20 +753,22 @@ pub fn read_fetched(
     Ok((files, diags))
 }
 
-/// The `.pyx` of each of `wanted` in the release's sdist, and the sdist's `.pxi` files in the
-/// same top-level packages; a diagnostic that says what was read, or why nothing was.
+/// The `.pyx` of each of `compiled` (path stem, compiled file) in the release's sdist, and
+/// the sdist's `.pxi` files in the same top-level packages; a diagnostic on the first compiled
+/// file that says what was read, or why nothing was.
 fn cython_from_sdist(
     id: &PackageId,
     version: &str,
     fetched: &crate::fetch::Fetched,
-    wanted: &[String],
+    compiled: &[(String, String)],
     limits: &Limits,
 ) -> (Vec<SourceFile>, Option<Diagnostic>) {
     let note = |message: String| Diagnostic {
-        file: wanted[0].clone(),
+        file: compiled[0].1.clone(),
         line: 0,
         message,
     };
+    let wanted: Vec<&str> = compiled.iter().map(|(stem, _)| stem.as_str()).collect();
     let modules = if wanted.len() > 3 {
         format!("{} and {} more", wanted[..3].join(", "), wanted.len() - 3)
     } else {

@@ -292,11 +292,14 @@ fn sourceless_compiled<'f>(
 
 /// The compiled modules of a release's files that would be read as unknown: neither a `.py`,
 /// a `.pyi` nor a `.pyx` of the module is among them. Given as path stems (`h5py/h5f`), the
-/// way a Cython source of the module would be named without its extension.
-pub fn sourceless_compiled_modules(files: &[SourceFile]) -> Vec<String> {
+/// way a Cython source of the module would be named without its extension, each with the
+/// compiled file's path.
+pub fn sourceless_compiled_modules(files: &[SourceFile]) -> Vec<(String, String)> {
     let chosen = choose_module_files(files);
     sourceless_compiled(files, &chosen)
-        .filter_map(|(_, f)| crate::extract::compiled_module(&f.path).map(str::to_string))
+        .filter_map(|(_, f)| {
+            crate::extract::compiled_module(&f.path).map(|stem| (stem.to_string(), f.path.clone()))
+        })
         .collect()
 }
 

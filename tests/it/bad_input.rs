@@ -512,6 +512,11 @@ fn a_missing_sdist_leaves_the_wheel_whole_with_a_diagnostic() {
         "{}",
         note.message
     );
+    // Said of the compiled file that is there, not of a source that is not.
+    assert_eq!(
+        note.file,
+        "refgraph_no_such_pkg/_core.cpython-311-x86_64-linux-gnu.so"
+    );
     let store = Store::in_memory();
     refgraph::ingest::ingest_files(&store, &id, "1.0.0", &files, diags, &fetched.url, None)
         .unwrap();
