@@ -611,11 +611,7 @@ fn declared_package_root(path: &str, text: &str) -> Option<String> {
 /// `pkg:npm/NAME@VERSION`, or a bare `NAME@VERSION` or `NAME==VERSION` (PyPI, as pip
 /// writes it).
 pub fn registry_release(text: &str) -> Result<(PackageId, String), String> {
-    let pinned = match text.split_once("==") {
-        Some((name, version)) if !text.starts_with("pkg:") => format!("{name}@{version}"),
-        _ => text.to_string(),
-    };
-    let (id, version) = PackageRef::parse(&pinned)?.or_pypi();
+    let (id, version) = PackageRef::parse(text)?.or_pypi();
     let Some(version) = version else {
         return Err(format!(
             "'{text}' has no version: write pkg:pypi/NAME@VERSION or pkg:npm/NAME@VERSION"

@@ -92,7 +92,8 @@ pub struct PackageRef {
 }
 
 impl PackageRef {
-    /// Parses `pkg:pypi/click`, `pkg:pypi/click@8.1.7` (version kept) or a bare `click`.
+    /// Parses `pkg:pypi/click`, `pkg:pypi/click@8.1.7` (version kept), a bare `click`, or a
+    /// bare name pinned the way pip writes it, `click==8.1.7`.
     pub fn parse(text: &str) -> Result<PackageRef, String> {
         let Some(rest) = text.strip_prefix("pkg:") else {
             if text.is_empty() || text.contains('/') && !text.starts_with('@') {
@@ -100,14 +101,22 @@ impl PackageRef {
                     "'{text}' is not a package: use a Package URL such as pkg:pypi/NAME"
                 ));
             }
-            // `click@8.1.7`; a scope's leading `@` (`@aws-sdk/client-s3`) is not a version.
-            let (name, version) = match text.rsplit_once('@') {
-                Some((n, v)) if !n.is_empty() => (n, Some(v.to_string())),
-                _ => (text, None),
+            // `click==8.1.7` or `click@8.1.7`; a scope's leading `@` (`@aws-sdk/client-s3`)
+            // is not a version.
+            let (name, version) = match text.split_once("==") {
+                Some((n, v)) => (n.trim(), Some(v.trim_start_matches('=').trim().to_string())),
+                None => match text.rsplit_once('@') {
+                    Some((n, v)) if !n.is_empty() => (n, Some(v.to_string())),
+                    _ => (text, None),
+                },
             };
+            if name.is_empty() {
+                return Err(format!("'{text}' names no package: write NAME==VERSION"));
+            }
             if version.as_deref() == Some("") {
                 return Err(format!(
-                    "'{text}' has an empty version: write NAME@VERSION or leave the version out"
+                    "'{text}' has an empty version: write NAME@VERSION or NAME==VERSION, or leave \
+                     the version out"
                 ));
             }
             return Ok(PackageRef {
@@ -879,6 +888,16 @@ mod tests {
             "pkg:pypi/click"
         );
         assert!(PackageRef::parse("click@").is_err());
+        // pip's pin, as `refgraph add` and the MCP tools take it.
+        for pinned in ["h5py==3.11.0", "h5py === 3.11.0"] {
+            let (id, v) = PackageRef::parse(pinned).unwrap().or_pypi();
+            assert_eq!(
+                (id.purl().as_str(), v.as_deref()),
+                ("pkg:pypi/h5py", Some("3.11.0"))
+            );
+        }
+        assert!(PackageRef::parse("h5py==").is_err());
+        assert!(PackageRef::parse("==3.11.0").is_err());
         let (scoped, v) = PackageRef::parse("@aws-sdk/client-s3@3.1.0")
             .unwrap()
             .or_pypi();
