@@ -88,10 +88,15 @@ def main(url, shot, downloads):
             "cm.setValue('PREFIX rg: <https://refgraph.dev/ontology#>\\nSELECT * WHERE { ?s rg:qualif');"
             "cm.focus(); cm.setCursor(cm.lineCount() - 1, 1000);")
         driver.find_element(By.CSS_SELECTOR, ".CodeMirror textarea").send_keys("i")
+        # Each key sends a completion request and each answer redraws the list: read the
+        # texts in one script, so that a redraw between finding an item and reading it does
+        # not lose them (a stale element).
+        def hint_texts(d):
+            return d.execute_script(
+                "return Array.from(document.querySelectorAll('.CodeMirror-hints li'))"
+                ".map(function (li) { return li.textContent; });") or False
         try:
-            WebDriverWait(driver, 5).until(
-                EC.presence_of_element_located((By.CSS_SELECTOR, ".CodeMirror-hints li")))
-            seen["hints"] = [li.text for li in driver.find_elements(By.CSS_SELECTOR, ".CodeMirror-hints li")]
+            seen["hints"] = WebDriverWait(driver, 10).until(hint_texts)
         except Exception:
             seen["hints"] = []
         driver.find_element(By.CSS_SELECTOR, ".CodeMirror textarea").send_keys(Keys.ESCAPE)
