@@ -749,6 +749,44 @@ pub fn read_fetched(
     Ok((files, diags))
 }
 
+/// Compiled modules (path stem, compiled file) as a diagnostic names them: the first three
+/// stems, and how many more.
+fn listed(compiled: &[(String, String)]) -> String {
+    let stems: Vec<&str> = compiled.iter().map(|(stem, _)| stem.as_str()).collect();
+    if stems.len() > 3 {
+        format!("{} and {} more", stems[..3].join(", "), stems.len() - 3)
+    } else {
+        stems.join(", ")
+    }
+}
+
+/// For a wheel read from a local file (`refgraph ingest`, which never goes to the network),
+/// a diagnostic on its compiled modules that ship with neither source nor stub: their names
+/// are unknown, and `refgraph add` would read them from the release's sdist.
+pub fn local_wheel_note(
+    id: &PackageId,
+    version: &str,
+    path: &Path,
+    files: &[SourceFile],
+) -> Option<Diagnostic> {
+    if Language::for_package(id) != Language::Python || path.extension()? != "whl" {
+        return None;
+    }
+    let compiled = crate::extract::python::sourceless_compiled_modules(files);
+    let (_, file) = compiled.first()?;
+    Some(Diagnostic {
+        file: file.clone(),
+        line: 0,
+        message: format!(
+            "compiled modules {} ship with neither source nor stub, so their names are unknown; \
+             `refgraph add {}` also reads their Cython sources from the release's sdist, when it \
+             has them",
+            listed(&compiled),
+            id.release_purl(version)
+        ),
+    })
+}
+
 /// The `.pyx` of each of `compiled` (path stem, compiled file) in the release's sdist, and
 /// the sdist's `.pxi` files in the same top-level packages; a diagnostic on the first compiled
 /// file that says what was read, or why nothing was.
@@ -765,11 +803,7 @@ fn cython_from_sdist(
         message,
     };
     let wanted: Vec<&str> = compiled.iter().map(|(stem, _)| stem.as_str()).collect();
-    let modules = if wanted.len() > 3 {
-        format!("{} and {} more", wanted[..3].join(", "), wanted.len() - 3)
-    } else {
-        wanted.join(", ")
-    };
+    let modules = listed(compiled);
     let cache = fetched.path.parent().unwrap_or(Path::new("."));
     let sdist = match crate::fetch::fetch_pypi_sdist(&id.name, version, cache, &|_, _| {}) {
         Ok(sdist) => sdist,

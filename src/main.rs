@@ -711,7 +711,10 @@ fn cmd_ingest(
     let bar = spinner(&format!("ingesting {}", package.release_purl(version)));
     let language = Language::for_package(&package);
     let limits = limits(cli);
-    let (files, diags) = read_release(path, language, &limits)?;
+    let (files, mut diags) = read_release(path, language, &limits)?;
+    diags.extend(refgraph::ingest::local_wheel_note(
+        &package, version, path, &files,
+    ));
     let report = ingest_files_with(
         &store,
         &package,

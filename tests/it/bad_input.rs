@@ -517,6 +517,19 @@ fn a_missing_sdist_leaves_the_wheel_whole_with_a_diagnostic() {
         note.file,
         "refgraph_no_such_pkg/_core.cpython-311-x86_64-linux-gnu.so"
     );
+    // `refgraph ingest` of the wheel as a local file does not go to the network: it says
+    // what is unknown and how to have it read.
+    let local = refgraph::ingest::local_wheel_note(&id, "1.0.0", &fetched.path, &files)
+        .expect("a note on the compiled module");
+    assert_eq!(local.file, note.file);
+    assert!(
+        local.message.contains("refgraph_no_such_pkg/_core")
+            && local
+                .message
+                .contains("refgraph add pkg:pypi/refgraph-no-such-pkg-7f3a@1.0.0"),
+        "{}",
+        local.message
+    );
     let store = Store::in_memory();
     refgraph::ingest::ingest_files(&store, &id, "1.0.0", &files, diags, &fetched.url, None)
         .unwrap();
