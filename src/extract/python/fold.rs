@@ -341,8 +341,24 @@ impl Folder<'_, '_> {
             }
             _ => return None,
         };
-        let rows = self.fold(stmt.child_by_field_name("right")?)?.seq()?;
         let body = stmt.child_by_field_name("body")?;
+        // Other ways to write the namespace are not read (the statement that holds one would
+        // otherwise pass as part of a loop read whole).
+        let whole = text(body, src);
+        if [
+            "sys.modules",
+            "setattr(",
+            "locals()",
+            "vars()",
+            "globals().",
+            "global ",
+        ]
+        .iter()
+        .any(|w| whole.contains(w))
+        {
+            return None;
+        }
+        let rows = self.fold(stmt.child_by_field_name("right")?)?.seq()?;
         let mut keys = Vec::new();
         let mut c = body.walk();
         for s in body.named_children(&mut c) {
@@ -497,6 +513,7 @@ mod tests {
             "    globals().update({short: 1})\n",
             "    globals()[short] = globals()[long] = 1\n",
             "    globals()[load(short)] = 1\n",
+            "    globals()[short] = 1\n    setattr(sys.modules[__name__], long, 1)\n",
         ] {
             let src = format!("T = [('a', 'b')]\nfor long, short in T:\n{body}");
             let tree = parse(&src);
