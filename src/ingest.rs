@@ -735,18 +735,28 @@ pub fn read_fetched(
     fetched: &crate::fetch::Fetched,
     limits: &Limits,
 ) -> Result<(Vec<SourceFile>, Vec<Diagnostic>), IngestError> {
-    let language = Language::for_package(id);
-    let (mut files, mut diags) = read_release(&fetched.path, language, limits)?;
-    let wheel = fetched.path.extension().is_some_and(|e| e == "whl");
-    if language == Language::Python && wheel {
-        let wanted = crate::extract::python::sourceless_compiled_modules(&files);
-        if !wanted.is_empty() {
-            let (mut more, diag) = cython_from_sdist(id, version, fetched, &wanted, limits);
-            files.append(&mut more);
-            diags.extend(diag);
-        }
+    let (mut files, mut diags) = read_release(&fetched.path, Language::for_package(id), limits)?;
+    let wanted = wheel_sourceless_modules(id, &fetched.path, &files);
+    if !wanted.is_empty() {
+        let (mut more, diag) = cython_from_sdist(id, version, fetched, &wanted, limits);
+        files.append(&mut more);
+        diags.extend(diag);
     }
     Ok((files, diags))
+}
+
+/// When `path` is a Python wheel, its compiled modules that ship with neither source nor stub
+/// (path stem, compiled file); none otherwise.
+fn wheel_sourceless_modules(
+    id: &PackageId,
+    path: &Path,
+    files: &[SourceFile],
+) -> Vec<(String, String)> {
+    if Language::for_package(id) != Language::Python || path.extension().is_none_or(|e| e != "whl")
+    {
+        return Vec::new();
+    }
+    crate::extract::python::sourceless_compiled_modules(files)
 }
 
 /// Compiled modules (path stem, compiled file) as a diagnostic names them: the first three
@@ -769,10 +779,7 @@ pub fn local_wheel_note(
     path: &Path,
     files: &[SourceFile],
 ) -> Option<Diagnostic> {
-    if Language::for_package(id) != Language::Python || path.extension()? != "whl" {
-        return None;
-    }
-    let compiled = crate::extract::python::sourceless_compiled_modules(files);
+    let compiled = wheel_sourceless_modules(id, path, files);
     let (_, file) = compiled.first()?;
     Some(Diagnostic {
         file: file.clone(),

@@ -571,7 +571,7 @@ pub struct ModuleSyntax {
     pub getattr_table: Option<String>,
     /// Module-level names bound to a literal tuple, list or set of strings, or a dict with
     /// string keys (`available = ("WMAP1", ...)`), with those strings: what another module's
-    /// `getattr_table` can name.
+    /// `getattr_table` can name. Dunders are left out (`__all__` is `all`).
     pub string_tables: Vec<(String, Vec<String>)>,
     /// A module-level statement writes the namespace at run time (`globals()[...] = ...`,
     /// `globals().update(...)`, a builder handed `globals()`): the names cannot all be told.
@@ -1014,9 +1014,11 @@ fn parse_file(
         .collect();
     collect_defs(&q.definitions, &scope.defs, src, &mut syntax);
     collect_imports(&q.imports, &scope.statements, src, &mut syntax);
-    collect_assignments(&q.assignments, &scope.statements, src, &mut syntax);
+    // Constants over literal tables, read with what the definitions and imports bind.
+    let folder = fold::Folder::new(&scope.statements, src, &syntax);
+    collect_assignments(&q.assignments, &scope.statements, src, &folder, &mut syntax);
     // Before the deletions: `del item` after the loop unbinds it.
-    bind_loop_variables(&scope, &mut syntax);
+    bind_loop_variables(&scope, &folder, &mut syntax);
     collect_deletions(&scope.deletions, src, &mut syntax);
     collect_lazy_attach(&scope.statements, src, &mut syntax);
     if contains(whole, b"global ") {
@@ -1028,7 +1030,7 @@ fn parse_file(
         .flatten();
     // Module-level loops over a constant table that bind names through `globals()[...]`.
     let loops = if contains(whole, b"globals()[") {
-        globals_loops(root, &scope.statements, src, &mut syntax)
+        globals_loops(root, &folder, &mut syntax)
     } else {
         Vec::new()
     };
@@ -2812,21 +2814,23 @@ fn getattr_served(def: Node, statements: &[Node], src: &[u8]) -> Option<Served> 
 /// constant that is not empty, else a name the module holds only if it does. A name bound
 /// otherwise too is left to that binding. Either way the name is not API
 /// (`loop_variables`).
-fn bind_loop_variables(scope: &Scope, syntax: &mut ModuleSyntax) {
+fn bind_loop_variables(scope: &Scope, folder: &fold::Folder, syntax: &mut ModuleSyntax) {
     let (loops, src) = (&scope.loops, scope.src);
     if loops.is_empty() {
         return;
     }
-    let folder = fold::Folder::new(&scope.statements, src);
     // `del x` inside a block (the loop's own body, a branch) may or may not have run.
-    let deleted_inside: Vec<&str> = scope
-        .deletions
-        .iter()
-        .filter(|d| {
-            enclosing_def(**d).is_none() && d.parent().is_some_and(|p| p.kind() != "module")
-        })
-        .flat_map(|d| text(*d, src).trim_start_matches("del").split(','))
-        .map(|n| n.trim_matches(|c: char| c.is_whitespace() || c == '(' || c == ')'))
+    let mut deleted_inside = Vec::new();
+    for d in scope.deletions.iter().filter(|d| {
+        enclosing_def(**d).is_none() && d.parent().is_some_and(|p| p.kind() != "module")
+    }) {
+        deleted_names(*d, src, &mut deleted_inside);
+    }
+    let mut bound: HashSet<String> = syntax
+        .names_bound()
+        .into_iter()
+        .chain(syntax.maybe_bound.iter().map(|(n, _)| n.as_str()))
+        .map(String::from)
         .collect();
     fn variables<'s>(pattern: Node, src: &'s [u8], out: &mut Vec<&'s str>) {
         match pattern.kind() {
@@ -2850,12 +2854,10 @@ fn bind_loop_variables(scope: &Scope, syntax: &mut ModuleSyntax) {
             .child_by_field_name("right")
             .is_some_and(|r| folder.non_empty(r));
         for name in names {
-            let bound = syntax.names_bound().contains(name)
-                || syntax.maybe_bound.iter().any(|(n, _)| n == name);
-            if bound {
+            if !bound.insert(name.to_string()) {
                 continue;
             }
-            if runs && !deleted_inside.contains(&name) {
+            if runs && !deleted_inside.iter().any(|d| d == name) {
                 let made: Vec<Binding> =
                     values_bound_at(std::iter::once(&name.to_string()), line_of(*lp)).collect();
                 syntax.bindings.extend(made);
@@ -2885,11 +2887,9 @@ fn bind_loop_variables(scope: &Scope, syntax: &mut ModuleSyntax) {
 /// ranges of the loops read, whose `globals()` is then accounted for.
 fn globals_loops(
     root: Node,
-    statements: &[Node],
-    src: &[u8],
+    folder: &fold::Folder,
     syntax: &mut ModuleSyntax,
 ) -> Vec<std::ops::Range<usize>> {
-    let folder = fold::Folder::new(statements, src);
     let mut read = Vec::new();
     let mut c = root.walk();
     for stmt in root.named_children(&mut c) {
@@ -2928,6 +2928,10 @@ fn string_tables(statements: &[Node], src: &[u8]) -> Vec<(String, Vec<String>)> 
             continue;
         };
         let name = text(left, src);
+        // `__all__` is kept as `all` already; other dunders are not tables.
+        if name.starts_with("__") && name.ends_with("__") {
+            continue;
+        }
         tables.retain(|(n, _)| n != name);
         if let Some(names) = table_names(right, src) {
             tables.push((name.to_string(), names));
@@ -2977,13 +2981,8 @@ fn guarded_getattr(param: &str, stmts: &[Node], statements: &[Node], src: &[u8])
     if refusal.kind() != "raise_statement" || !text(refusal, src).contains("AttributeError") {
         return None;
     }
-    let cond = guard.child_by_field_name("condition")?;
-    let (left, right) = (cond.named_child(0)?, cond.named_child(1)?);
-    if cond.kind() != "comparison_operator" || cond.named_child_count() != 2 {
-        return None;
-    }
-    let op = std::str::from_utf8(&src[left.end_byte()..right.start_byte()]).ok()?;
-    if text(left, src) != param || op.split_whitespace().collect::<Vec<_>>() != ["not", "in"] {
+    let (op, right) = test_of(guard.child_by_field_name("condition")?, param, src)?;
+    if op != "not in" {
         return None;
     }
     fn raises(n: Node) -> bool {
@@ -3013,6 +3012,20 @@ fn table_names(table: Node, src: &[u8]) -> Option<Vec<String>> {
     parts.refs.is_empty().then_some(parts.names)
 }
 
+/// `param OP x`, a comparison of `param` with one other operand: the operator (its words
+/// joined by one space: `not in`) and `x`.
+fn test_of<'t>(cond: Node<'t>, param: &str, src: &[u8]) -> Option<(String, Node<'t>)> {
+    if cond.kind() != "comparison_operator" || cond.named_child_count() != 2 {
+        return None;
+    }
+    let (left, right) = (cond.named_child(0)?, cond.named_child(1)?);
+    if text(left, src) != param {
+        return None;
+    }
+    let op = std::str::from_utf8(&src[left.end_byte()..right.start_byte()]).ok()?;
+    Some((op.split_whitespace().collect::<Vec<_>>().join(" "), right))
+}
+
 /// The names a condition on `param` lets through: `param == "x"`, `param in (...)`, `param in
 /// TABLE`, joined by `or`.
 fn served_by(cond: Node, param: &str, statements: &[Node], src: &[u8]) -> Option<Vec<String>> {
@@ -3028,15 +3041,9 @@ fn served_by(cond: Node, param: &str, statements: &[Node], src: &[u8]) -> Option
             )?);
             Some(out)
         }
-        "comparison_operator" if cond.named_child_count() == 2 => {
-            let (left, right) = (cond.named_child(0)?, cond.named_child(1)?);
-            if text(left, src) != param {
-                return None;
-            }
-            let op = std::str::from_utf8(&src[left.end_byte()..right.start_byte()])
-                .ok()?
-                .trim();
-            match (op, right.kind()) {
+        "comparison_operator" => {
+            let (op, right) = test_of(cond, param, src)?;
+            match (op.as_str(), right.kind()) {
                 ("==", "string") => Some(vec![string_literal_value(text(right, src))?]),
                 ("in", _) => table_names(module_literal(right, statements, src)?, src),
                 _ => None,
@@ -3046,12 +3053,17 @@ fn served_by(cond: Node, param: &str, statements: &[Node], src: &[u8]) -> Option
     }
 }
 
-fn collect_assignments(query: &Query, nodes: &[Node], src: &[u8], syntax: &mut ModuleSyntax) {
+fn collect_assignments(
+    query: &Query,
+    nodes: &[Node],
+    src: &[u8],
+    folder: &fold::Folder,
+    syntax: &mut ModuleSyntax,
+) {
     let mut cursor = QueryCursor::new();
     cursor.set_max_start_depth(Some(0));
-    let folder = fold::Folder::new(nodes, src);
     for root in nodes {
-        collect_assignment(query, &mut cursor, &folder, *root, src, syntax);
+        collect_assignment(query, &mut cursor, folder, *root, src, syntax);
     }
 }
 
@@ -3356,17 +3368,21 @@ fn collect_global_bindings(root: Node, statements: &[Node], src: &[u8], syntax: 
 
 /// `del a, b` in class bodies and at the top level of the module (not under `if`/`try`):
 /// what was bound before the statement is gone (a binding after it stands).
-fn collect_deletions(statements: &[Node], src: &[u8], syntax: &mut ModuleSyntax) {
-    fn names<'t>(node: Node<'t>, src: &[u8], out: &mut Vec<String>) {
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
-            match child.kind() {
-                "identifier" => out.push(text(child, src).to_string()),
-                "expression_list" | "tuple" | "parenthesized_expression" => names(child, src, out),
-                _ => {}
+/// The plain names a `del` statement deletes (`del a, (b, c)`; not `del a[0]` or `del a.x`).
+fn deleted_names(node: Node, src: &[u8], out: &mut Vec<String>) {
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        match child.kind() {
+            "identifier" => out.push(text(child, src).to_string()),
+            "expression_list" | "tuple" | "parenthesized_expression" => {
+                deleted_names(child, src, out)
             }
+            _ => {}
         }
     }
+}
+
+fn collect_deletions(statements: &[Node], src: &[u8], syntax: &mut ModuleSyntax) {
     for stmt in statements {
         let Some(scope) = enclosing_def(*stmt) else {
             // Only an unconditional one: `if sys.platform != "win32": del X` may not run.
@@ -3374,7 +3390,7 @@ fn collect_deletions(statements: &[Node], src: &[u8], syntax: &mut ModuleSyntax)
                 continue;
             }
             let mut deleted = Vec::new();
-            names(*stmt, src, &mut deleted);
+            deleted_names(*stmt, src, &mut deleted);
             let line = line_of(*stmt);
             for name in deleted {
                 syntax.defs.retain(|d| d.name != name || d.line > line);
@@ -3392,7 +3408,7 @@ fn collect_deletions(statements: &[Node], src: &[u8], syntax: &mut ModuleSyntax)
             continue;
         };
         let mut deleted = Vec::new();
-        names(*stmt, src, &mut deleted);
+        deleted_names(*stmt, src, &mut deleted);
         let line = line_of(*stmt);
         def.deleted.extend(deleted.into_iter().map(|n| (n, line)));
     }

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 
 use tree_sitter::Node;
 
-use super::{module_literal, string_literal_value, text};
+use super::{BindingTarget, ModuleSyntax, module_literal, string_literal_value, text};
 
 /// A folded value: a string, or a sequence (list, tuple or set: order as written).
 #[derive(Debug, Clone, PartialEq)]
@@ -61,64 +61,46 @@ pub(super) struct Folder<'a, 't> {
 }
 
 impl<'a, 't> Folder<'a, 't> {
-    pub(super) fn new(statements: &'a [Node<'t>], src: &'a [u8]) -> Self {
-        let mut rebound: HashSet<&str> = HashSet::new();
-        let mut itertools: HashSet<&str> = HashSet::new();
-        let mut imports_itertools = false;
-        for stmt in statements {
-            match stmt.kind() {
-                "import_from_statement" => {
-                    let from_itertools = stmt
-                        .child_by_field_name("module_name")
-                        .is_some_and(|m| text(m, src) == "itertools");
-                    let mut c = stmt.walk();
-                    for name in stmt.children_by_field_name("name", &mut c) {
-                        let (imported, local) = match name.kind() {
-                            "aliased_import" => (
-                                name.child_by_field_name("name").map(|n| text(n, src)),
-                                name.child_by_field_name("alias").map(|n| text(n, src)),
-                            ),
-                            _ => (Some(text(name, src)), Some(text(name, src))),
-                        };
-                        match (from_itertools, imported, local) {
-                            (true, Some(i), Some(l)) if i == l => {
-                                itertools.insert(l);
-                            }
-                            (_, _, Some(l)) => {
-                                rebound.insert(l);
-                            }
-                            _ => {}
-                        }
-                    }
+    /// The folder of a module whose definitions and imports `syntax` already holds; its
+    /// assignments are read from `statements`, where the folding looks up tables too.
+    pub(super) fn new(statements: &'a [Node<'t>], src: &'a [u8], syntax: &ModuleSyntax) -> Self {
+        let assigned: HashSet<&str> = statements
+            .iter()
+            .filter_map(|s| s.named_child(0).filter(|a| a.kind() == "assignment"))
+            .filter_map(|a| a.child_by_field_name("left"))
+            .map(|l| text(l, src))
+            .collect();
+        // What `name` is in the module: Python's own when nothing rebinds it, itertools' when
+        // only an import of itertools binds it.
+        let only = |name: &str, import: Option<&BindingTarget>| {
+            let bindings: Vec<&BindingTarget> = syntax
+                .bindings
+                .iter()
+                .filter(|b| b.name == name)
+                .map(|b| &b.target)
+                .collect();
+            !assigned.contains(name)
+                && !syntax.defs.iter().any(|d| d.name == name)
+                && match import {
+                    None => bindings.is_empty(),
+                    Some(t) => !bindings.is_empty() && bindings.iter().all(|b| *b == t),
                 }
-                "import_statement" => {
-                    let t = text(*stmt, src);
-                    imports_itertools |=
-                        t.split_whitespace().collect::<Vec<_>>() == ["import", "itertools"];
-                }
-                _ => {
-                    let t = stmt.named_child(0).filter(|a| a.kind() == "assignment");
-                    if let Some(left) = t.and_then(|a| a.child_by_field_name("left")) {
-                        rebound.insert(text(left, src));
-                    }
-                }
-            }
-            if matches!(stmt.kind(), "function_definition" | "class_definition")
-                && let Some(n) = stmt.child_by_field_name("name")
-            {
-                rebound.insert(text(n, src));
-            }
-        }
+        };
         let mut callable: HashSet<String> = ["list", "tuple", "sorted", "map"]
             .into_iter()
-            .filter(|b| !rebound.contains(b))
+            .filter(|b| only(b, None))
             .map(String::from)
             .collect();
+        let module = BindingTarget::Module("itertools".into());
         for f in ["product", "chain"] {
-            if itertools.contains(f) && !rebound.contains(f) {
+            let imported = BindingTarget::FromImport {
+                module: "itertools".into(),
+                name: f.into(),
+            };
+            if only(f, Some(&imported)) {
                 callable.insert(f.to_string());
             }
-            if imports_itertools && !rebound.contains("itertools") {
+            if only("itertools", Some(&module)) {
                 callable.insert(format!("itertools.{f}"));
             }
         }
@@ -417,6 +399,26 @@ mod tests {
         p.parse(src, None).unwrap()
     }
 
+    /// What the extractor holds of the module before its assignments: definitions and
+    /// import bindings.
+    fn syntax(root: Node, src: &str) -> ModuleSyntax {
+        let mut syntax = ModuleSyntax::default();
+        let mut c = root.walk();
+        for n in root.named_children(&mut c) {
+            match n.kind() {
+                "import_statement" | "import_from_statement" => {
+                    super::super::import_bindings(n, src.as_bytes(), &mut syntax)
+                }
+                "function_definition" | "class_definition" => {
+                    let name = text(n.child_by_field_name("name").unwrap(), src.as_bytes());
+                    syntax.defs.push(super::super::Def::function(name));
+                }
+                _ => {}
+            }
+        }
+        syntax
+    }
+
     /// The module's statements as the extractor lists them, and its top-level ones.
     fn statements(root: Node) -> Vec<Node> {
         let mut c = root.walk();
@@ -449,7 +451,7 @@ mod tests {
         let tree = parse(src);
         let root = tree.root_node();
         let stmts = statements(root);
-        let folder = Folder::new(&stmts, src.as_bytes());
+        let folder = Folder::new(&stmts, src.as_bytes(), &syntax(root, src));
         let all = stmts
             .iter()
             .find(|s| text(**s, src.as_bytes()).starts_with("__all__ +="))
@@ -501,8 +503,9 @@ mod tests {
             ("X = ['a'] + names\n", "an unbound name"),
         ] {
             let tree = parse(src);
-            let stmts = statements(tree.root_node());
-            let folder = Folder::new(&stmts, src.as_bytes());
+            let root = tree.root_node();
+            let stmts = statements(root);
+            let folder = Folder::new(&stmts, src.as_bytes(), &syntax(root, src));
             let last = stmts.last().unwrap().named_child(0).unwrap();
             let value = last.child_by_field_name("right").unwrap();
             assert_eq!(folder.fold(value), None, "{why}");
@@ -519,7 +522,7 @@ mod tests {
             let tree = parse(&src);
             let root = tree.root_node();
             let stmts = statements(root);
-            let folder = Folder::new(&stmts, src.as_bytes());
+            let folder = Folder::new(&stmts, src.as_bytes(), &syntax(root, &src));
             let for_loop = root.named_child(1).unwrap();
             assert_eq!(folder.globals_loop(for_loop), None, "{body}");
         }
