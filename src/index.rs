@@ -291,6 +291,8 @@ pub struct TextIndex {
     query_vectors: Mutex<lru::LruCache<String, Arc<Vec<f32>>>>,
     /// Recent results by request, valid for one index generation (a commit invalidates them).
     results: Mutex<lru::LruCache<String, (u64, SearchOutcome)>>,
+    /// Set at shutdown: embedding stops after the batch it is in ([`TextIndex::cancel`]).
+    cancelled: std::sync::atomic::AtomicBool,
 }
 
 impl TextIndex {
@@ -389,7 +391,21 @@ impl TextIndex {
             results: Mutex::new(lru::LruCache::new(
                 std::num::NonZeroUsize::new(256).expect("nonzero"),
             )),
+            cancelled: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// Stops the embedding under way after its current batch, for a clean shutdown: the
+    /// release being indexed is written with the vectors made so far (the others are made at
+    /// the next sync, which sees vectors missing), and no further release is started.
+    pub fn cancel(&self) {
+        self.cancelled
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether [`TextIndex::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     fn err(&self, e: tantivy::TantivyError) -> IndexError {
@@ -612,18 +628,39 @@ impl TextIndex {
         }
         // Shortest first: batches of similar length pad less.
         todo.sort_by_key(|&i| chunks[i].embed_text.len());
+        let texts: Vec<&str> = todo
+            .iter()
+            .map(|&i| embed_input(&chunks[i].embed_text))
+            .collect();
+        let embedded = embed_batches(
+            &texts,
+            &|batch| embedder.embed(batch),
+            &self.cancelled,
+            progress,
+        );
+        if !embedded.failed.is_empty() {
+            let (first, why) = &embedded.failed[0];
+            tracing::warn!(
+                "{} of {} texts could not be embedded and are indexed without a vector \
+                 (BM25 and names still find them), first {}: {why}",
+                embedded.failed.len(),
+                texts.len(),
+                chunks[todo[*first]].id
+            );
+        }
+        if embedded.cancelled {
+            tracing::info!(
+                "embedding stopped at shutdown after {} of {} texts; what was embedded is kept \
+                 and the rest is embedded at the next sync",
+                embedded.vectors.iter().flatten().count(),
+                texts.len()
+            );
+        }
         let mut fresh: HashMap<&str, Vec<f32>> = HashMap::new();
-        let total = todo.len();
-        for batch in todo.chunks(64) {
-            let texts: Vec<&str> = batch
-                .iter()
-                .map(|&i| embed_input(&chunks[i].embed_text))
-                .collect();
-            let vs = embedder.embed(&texts)?;
-            for (&i, v) in batch.iter().zip(vs) {
+        for (&i, v) in todo.iter().zip(embedded.vectors) {
+            if let Some(v) = v {
                 fresh.insert(hashes[i].as_str(), v);
             }
-            progress(fresh.len(), total);
         }
         Ok(hashes
             .iter()
@@ -1516,6 +1553,74 @@ impl TextIndex {
 
 /// The key an API reference hit shares with its sync or async twin in the same release
 /// ([`chunks::twin_key`]).
+/// What [`embed_batches`] made: a vector per text (None where it failed or was not reached),
+/// the texts that failed alone with why, and whether it stopped for a cancel.
+struct Embedded {
+    vectors: Vec<Option<Vec<f32>>>,
+    failed: Vec<(usize, String)>,
+    cancelled: bool,
+}
+
+/// Texts embedded in one batch at a time.
+const EMBED_BATCH: usize = 64;
+
+/// A model's batch call: one vector per text.
+type EmbedFn<'a> = dyn Fn(&[&str]) -> Result<Vec<Vec<f32>>, embed::EmbedError> + 'a;
+
+/// Embeds `texts` in batches of [`EMBED_BATCH`]. One bad batch does not stop the rest: a batch
+/// that fails is tried again one text at a time, and a text that still fails gets no vector
+/// (it is reported in `failed`). `cancelled` is read between batches: once set, the texts not
+/// yet reached get no vector and what was embedded is returned.
+fn embed_batches(
+    texts: &[&str],
+    embed: &EmbedFn,
+    cancelled: &std::sync::atomic::AtomicBool,
+    progress: &dyn Fn(usize, usize),
+) -> Embedded {
+    let mut out = Embedded {
+        vectors: vec![None; texts.len()],
+        failed: Vec::new(),
+        cancelled: false,
+    };
+    let mut done = 0;
+    for (b, batch) in texts.chunks(EMBED_BATCH).enumerate() {
+        if cancelled.load(std::sync::atomic::Ordering::SeqCst) {
+            out.cancelled = true;
+            break;
+        }
+        let start = b * EMBED_BATCH;
+        match embed(batch) {
+            Ok(vs) if vs.len() == batch.len() => {
+                for (k, v) in vs.into_iter().enumerate() {
+                    out.vectors[start + k] = Some(v);
+                }
+            }
+            whole => {
+                let why = match whole {
+                    Err(e) => e.to_string(),
+                    Ok(vs) => format!("{} vectors for {} texts", vs.len(), batch.len()),
+                };
+                tracing::debug!(
+                    "a batch of {} texts failed ({why}); one at a time",
+                    batch.len()
+                );
+                for (k, text) in batch.iter().enumerate() {
+                    match embed(std::slice::from_ref(text)) {
+                        Ok(mut v) if v.len() == 1 => out.vectors[start + k] = v.pop(),
+                        Ok(v) => out
+                            .failed
+                            .push((start + k, format!("{} vectors for 1 text", v.len()))),
+                        Err(e) => out.failed.push((start + k, e.to_string())),
+                    }
+                }
+            }
+        }
+        done += batch.len();
+        progress(done, texts.len());
+    }
+    out
+}
+
 fn twin_of(hit: &SearchHit) -> Option<String> {
     (hit.chunk.content_type == ContentType::ApiReference)
         .then(|| hit.chunk.entities.first())
@@ -1561,6 +1666,70 @@ fn embed_input(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stand-in model: a text's vector is its length; a batch holding "poison" fails, and
+    /// so does "poison" alone; a batch holding "flaky" fails whole but "flaky" alone works.
+    fn fake_embed(batch: &[&str]) -> Result<Vec<Vec<f32>>, embed::EmbedError> {
+        if batch.contains(&"poison") || (batch.len() > 1 && batch.contains(&"flaky")) {
+            return Err(embed::EmbedError::Embed(
+                "Non-zero status code returned while running Add node".into(),
+            ));
+        }
+        Ok(batch.iter().map(|t| vec![t.len() as f32]).collect())
+    }
+
+    #[test]
+    fn a_failing_batch_is_retried_one_text_at_a_time_and_the_rest_go_on() {
+        let mut texts: Vec<String> = (0..150).map(|i| format!("text {i}")).collect();
+        texts[3] = "flaky".into();
+        texts[70] = "poison".into();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let seen = std::sync::Mutex::new(Vec::new());
+        let out = embed_batches(
+            &texts,
+            &fake_embed,
+            &std::sync::atomic::AtomicBool::new(false),
+            &|done, total| seen.lock().unwrap().push((done, total)),
+        );
+        assert!(!out.cancelled);
+        // Only the text that fails alone lacks a vector, and it is reported with the reason.
+        assert_eq!(out.failed.len(), 1);
+        assert_eq!(out.failed[0].0, 70);
+        assert!(out.failed[0].1.contains("Add node"), "{:?}", out.failed);
+        for (i, (t, v)) in texts.iter().zip(&out.vectors).enumerate() {
+            if i == 70 {
+                assert!(v.is_none());
+            } else {
+                assert_eq!(v.as_deref(), Some(&[t.len() as f32][..]), "text {i}");
+            }
+        }
+        assert_eq!(*seen.lock().unwrap(), [(64, 150), (128, 150), (150, 150)]);
+    }
+
+    #[test]
+    fn a_cancel_keeps_what_was_embedded_and_starts_no_further_batch() {
+        let texts: Vec<String> = (0..200).map(|i| format!("text {i}")).collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let cancelled = std::sync::atomic::AtomicBool::new(false);
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let out = embed_batches(
+            &texts,
+            &|batch| {
+                // Shutdown is asked for while the second batch runs.
+                if calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+                    cancelled.store(true, std::sync::atomic::Ordering::SeqCst);
+                }
+                fake_embed(batch)
+            },
+            &cancelled,
+            &|_, _| {},
+        );
+        assert!(out.cancelled);
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2);
+        assert_eq!(out.vectors.iter().flatten().count(), 128);
+        assert!(out.vectors[128..].iter().all(Option::is_none));
+        assert!(out.failed.is_empty());
+    }
 
     /// Several openers of an index of an old layout at once (as processes of a new build
     /// are): one wipes it, the others find the new layout and keep what was written since.

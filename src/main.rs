@@ -830,9 +830,10 @@ fn cmd_serve(cli: &Cli, data: &Path, args: &ServeArgs) -> Result<u8> {
         Err(e) => tracing::warn!("cannot list the stored releases: {e}"),
     }
     let engine = Arc::new(engine);
+    let mut syncer = None;
     if engine.text_index_handle().is_some() {
         let syncing = engine.clone();
-        std::thread::spawn(move || {
+        syncer = Some(std::thread::spawn(move || {
             // Read now, so the first question in Chinese does not wait for it.
             if let Some(index) = syncing.text_index_handle() {
                 index.glossary();
@@ -844,19 +845,20 @@ fn cmd_serve(cli: &Cli, data: &Path, args: &ServeArgs) -> Result<u8> {
                 Ok(_) => {}
                 Err(e) => tracing::warn!("text index not brought up to date: {e}"),
             }
-        });
+        }));
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    match http {
+    let served = match http {
         None => {
             let projects = refgraph::mcp::roots::ProjectOptions {
                 fetch: (!offline).then(|| ingester(cli, data)),
                 ..Default::default()
             };
-            rt.block_on(refgraph::mcp::serve_stdio(engine, log, projects))?
+            rt.block_on(refgraph::mcp::serve_stdio(engine.clone(), log, projects))
+                .map_err(anyhow::Error::from)
         }
         Some(addr) => {
             let opts = refgraph::http::HttpOptions {
@@ -872,14 +874,25 @@ fn cmd_serve(cli: &Cli, data: &Path, args: &ServeArgs) -> Result<u8> {
             } else {
                 "read-only"
             };
-            rt.block_on(refgraph::http::serve(engine, opts, log, |bound| {
+            rt.block_on(refgraph::http::serve(engine.clone(), opts, log, |bound| {
                 // Tests and scripts read this line to learn the port.
                 eprintln!(
                     "refgraph listening on http://{bound}/ (console /, SPARQL /sparql, MCP /mcp; {writes})"
                 );
-            }))?;
+            }))
+            .map_err(anyhow::Error::from)
         }
+    };
+    // The client is gone: a text index update under way stops after its current batch and
+    // keeps what it embedded, rather than being torn down with the process in mid-batch.
+    if let Some(index) = engine.text_index_handle() {
+        index.cancel();
     }
+    drop(rt);
+    if let Some(syncer) = syncer {
+        let _ = syncer.join();
+    }
+    served?;
     Ok(exit::OK)
 }
 

@@ -196,6 +196,10 @@ impl Engine {
         let with_vectors = index.embedder().is_some();
         let mut done = Vec::new();
         for r in &stored {
+            // Shutting down: what is indexed stays; the rest waits for the next sync.
+            if index.is_cancelled() {
+                break;
+            }
             let fresh = indexed.get(&r.release).is_some_and(|(stamp, vectors)| {
                 *stamp == r.index_stamp() && (*vectors || !with_vectors)
             });
