@@ -3,6 +3,7 @@
 use crate::model::{Ecosystem, PackageId, ReleaseFacts};
 
 pub mod docs;
+pub mod examples;
 pub mod javascript;
 pub mod openapi;
 pub mod python;

@@ -742,7 +742,82 @@ pub fn read_fetched(
         files.append(&mut more);
         diags.extend(diag);
     }
+    if is_python_wheel(id, &fetched.path) && !files.iter().any(|f| is_docs_folder_page(&f.path)) {
+        let (mut pages, diag) = docs_from_sdist(id, version, fetched, limits);
+        files.append(&mut pages);
+        diags.extend(diag);
+    }
     Ok((files, diags))
+}
+
+fn is_python_wheel(id: &PackageId, path: &Path) -> bool {
+    Language::for_package(id) == Language::Python && path.extension().is_some_and(|e| e == "whl")
+}
+
+/// A page of a `docs/` or `doc/` folder, as a release's pages are named.
+fn is_docs_folder_page(path: &str) -> bool {
+    crate::extract::docs::is_release_page(path) && path.contains('/')
+}
+
+/// The pages of the `docs/` (or `doc/`) folder of the wheel's sdist: a wheel ships the README
+/// alone, while the guides that show how its API is used (httpx's "Timeouts", tenacity's
+/// "Waiting before retrying") are in the sdist it was built from. None, with a diagnostic
+/// that says why, when the sdist cannot be fetched or read; none and no diagnostic when it
+/// has no docs folder (most do not).
+fn docs_from_sdist(
+    id: &PackageId,
+    version: &str,
+    fetched: &crate::fetch::Fetched,
+    limits: &Limits,
+) -> (Vec<SourceFile>, Option<Diagnostic>) {
+    let note = |message: String| Diagnostic {
+        file: "docs/".into(),
+        line: 0,
+        message,
+    };
+    let cache = fetched.path.parent().unwrap_or(Path::new("."));
+    let sdist = match crate::fetch::fetch_pypi_sdist(&id.name, version, cache, &|_, _| {}) {
+        Ok(sdist) => sdist,
+        // A release without an sdist is common, and a package PyPI does not have (a wheel
+        // built here) has none: nothing to say.
+        Err(
+            crate::fetch::FetchError::NoArchive { .. }
+            | crate::fetch::FetchError::UnknownPackage { .. }
+            | crate::fetch::FetchError::UnknownVersion { .. },
+        ) => return (vec![], None),
+        Err(e) => {
+            return (
+                vec![],
+                Some(note(format!(
+                    "the guides in the sdist's docs folder are not read: it could not be \
+                     fetched: {e}"
+                ))),
+            );
+        }
+    };
+    match read_release(&sdist.path, Language::Python, limits) {
+        Ok((files, _)) => {
+            let pages: Vec<SourceFile> = files
+                .into_iter()
+                .filter(|f| is_docs_folder_page(&f.path))
+                .collect();
+            let message = format!(
+                "{} doc pages read from the docs folder of the sdist {}",
+                pages.len(),
+                sdist.url
+            );
+            let said = (!pages.is_empty()).then(|| note(message));
+            (pages, said)
+        }
+        Err(e) => (
+            vec![],
+            Some(note(format!(
+                "the guides in the sdist's docs folder are not read: the sdist {} could not be \
+                 read: {e}",
+                sdist.url
+            ))),
+        ),
+    }
 }
 
 /// When `path` is a Python wheel, its compiled modules that ship with neither source nor stub
@@ -752,8 +827,7 @@ fn wheel_sourceless_modules(
     path: &Path,
     files: &[SourceFile],
 ) -> Vec<(String, String)> {
-    if Language::for_package(id) != Language::Python || path.extension().is_none_or(|e| e != "whl")
-    {
+    if !is_python_wheel(id, path) {
         return Vec::new();
     }
     crate::extract::python::sourceless_compiled_modules(files)
@@ -933,6 +1007,13 @@ pub fn ingest_files_with(
             Err(d) => diagnostics.push(d),
         }
     }
+    // The symbols each code example uses, through its imports, constructions and calls.
+    let npm_name = (language == Language::JavaScript).then(|| package.display_name());
+    crate::extract::examples::link_examples(
+        &mut facts,
+        package.ecosystem.language(),
+        npm_name.as_deref(),
+    );
     let extracted = start.elapsed();
     if facts.symbols.is_empty() {
         // A spec that says what is wrong with it (Swagger 2.0, invalid YAML) says so here.

@@ -674,6 +674,11 @@ pub struct Symbol {
     /// The signature as the language spells it, when the extractor renders it itself
     /// (`parse(argv?: string[]): this`); Python signatures are rendered from `params`.
     pub signature_text: Option<String>,
+    /// A variable's declared type as written (`declare const axios: AxiosStatic` gives
+    /// `AxiosStatic`), kept when the value is also callable: its members are the type's. Read
+    /// at ingest (code examples reach members through it); not stored.
+    #[serde(skip)]
+    pub value_type: Option<String>,
 }
 
 impl Symbol {

@@ -83,8 +83,24 @@ pub fn is_release_page(path: &str) -> bool {
     let lower = p.to_ascii_lowercase();
     match lower.split_once('/') {
         None => lower.starts_with("readme"),
-        Some((top, _)) => top == "docs" || top == "doc",
+        Some((top, _)) => (top == "docs" || top == "doc") && !is_changelog(&lower),
     }
+}
+
+/// A changelog or release-notes page (`docs/changes.rst`, `doc/whatsnew/3.1.md`,
+/// `docs/history.md`), by its file or folder names.
+fn is_changelog(lower_path: &str) -> bool {
+    lower_path.split('/').any(|part| {
+        let stem = part
+            .split('.')
+            .next()
+            .unwrap_or(part)
+            .replace(['-', '_'], "");
+        matches!(
+            stem.as_str(),
+            "changelog" | "changes" | "history" | "releasenotes" | "news" | "whatsnew"
+        )
+    })
 }
 
 /// A wheel's `*.dist-info/METADATA` holds the project's README as its body (after the headers),
@@ -314,7 +330,12 @@ fn sphinx_as_plain_rst(rst: &str) -> String {
         // A directive: the body of one that holds code (`.. code-block:: python`) or raw text
         // is kept as written; in others (`.. note::`) roles and `::` are read as anywhere.
         if t == ".." || t.starts_with(".. ") {
-            out.push_str(line);
+            match sphinx_code_directive(t) {
+                Some(language) => {
+                    out.push_str(&format!("{}.. code-block:: {language}", " ".repeat(indent)))
+                }
+                None => out.push_str(line),
+            }
             out.push('\n');
             if VERBATIM_DIRECTIVES.iter().any(|d| t.contains(d)) {
                 let start = i;
@@ -393,6 +414,20 @@ fn under_directive(body: &[&str], indent: usize) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The language of a Sphinx directive whose body is code but which the parser does not know
+/// (it drops the body): `testcode` and `doctest` (sphinx.ext.doctest) hold Python, and
+/// `sourcecode` is `code-block` by another name. They are read as a `code-block`.
+fn sphinx_code_directive(directive: &str) -> Option<String> {
+    let rest = directive.strip_prefix("..")?.trim_start();
+    let (name, argument) = rest.split_once("::")?;
+    match name.trim() {
+        "testcode" => Some("python".into()),
+        "doctest" => Some("pycon".into()),
+        "sourcecode" => Some(argument.trim().to_string()),
+        _ => None,
+    }
 }
 
 /// Directives whose body is code or raw text, kept as written (but for their indentation).
@@ -1127,6 +1162,46 @@ fn content_type(page: PageKind, heads: &[String], code_bytes: usize, len: usize)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sphinx_code_directives_keep_their_code() {
+        // As tenacity's guide writes its examples: the parser alone dropped these bodies.
+        let rst = "Stopping\n--------\n\n.. testcode::\n\n    @retry(stop=stop_after_attempt(7))\n    def f():\n        pass\n\n.. doctest::\n\n    >>> v = 5\n\n.. sourcecode:: python\n\n    w = 4\n\n.. code:: python\n\n    z = 3\n";
+        let md = rst_to_markdown(rst, &[]);
+        for block in [
+            "```python\n@retry(stop=stop_after_attempt(7))\ndef f():\n    pass\n```",
+            "```pycon\n>>> v = 5\n```",
+            "```python\nw = 4\n```",
+            "```python\nz = 3\n```",
+        ] {
+            assert!(md.contains(block), "{block:?} not in:\n{md}");
+        }
+    }
+
+    #[test]
+    fn release_pages_are_readmes_and_docs_folders_without_changelogs() {
+        for page in [
+            "README.md",
+            "package/readme.markdown",
+            "docs/advanced/timeouts.md",
+            "doc/api.rst",
+            "docs/news-feed.md",
+        ] {
+            assert!(is_release_page(page), "{page}");
+        }
+        for page in [
+            "CHANGELOG.md",
+            "docs/changelog.rst",
+            "docs/CHANGES.md",
+            "doc/whatsnew/3.1.rst",
+            "docs/release-notes.md",
+            "docs/history.rst",
+            "src/guide.md",
+            "docs/logo.png",
+        ] {
+            assert!(!is_release_page(page), "{page}");
+        }
+    }
 
     #[test]
     fn wheel_readmes_take_the_markup_their_metadata_names() {

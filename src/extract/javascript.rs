@@ -1090,6 +1090,9 @@ impl Resolver<'_> {
                 if !sigs.is_empty() {
                     let mut s = callable(base, &sigs, display, "");
                     s.kind = SymbolKind::Function;
+                    if decl.kind == DeclKind::Variable {
+                        s.value_type = decl.type_text.clone();
+                    }
                     out.push(s);
                     return;
                 }
@@ -1102,6 +1105,9 @@ impl Resolver<'_> {
                 out.push(Symbol {
                     kind,
                     returns: decl.type_text.clone(),
+                    value_type: (decl.kind == DeclKind::Variable)
+                        .then(|| decl.type_text.clone())
+                        .flatten(),
                     ..base
                 });
             }

@@ -36,6 +36,7 @@ fn module_symbol(m: &ModuleSyntax) -> Symbol {
         file: m.file.clone(),
         line: 1,
         signature_text: None,
+        value_type: None,
     }
 }
 
@@ -1735,6 +1736,7 @@ fn variable_symbol(
         file: file.to_string(),
         line,
         signature_text: None,
+        value_type: None,
     }
 }
 
@@ -1818,6 +1820,7 @@ fn function_symbol(
         file: file.to_string(),
         line: def.line,
         signature_text: None,
+        value_type: None,
     }
 }
 
