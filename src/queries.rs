@@ -144,7 +144,7 @@ mod registered {
         requests_by_key,
         operations_by_tag,
         doc_chunks,
-        operation_params,
+        symbol_params,
         doc_sections,
         signature_changed,
         symbol_mentions,

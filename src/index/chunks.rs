@@ -291,11 +291,7 @@ pub fn entity_chunks(
             }
         }
     }
-    let params = if openapi {
-        operation_params(store, &release)?
-    } else {
-        HashMap::new()
-    };
+    let params = symbol_params(store, &release)?;
     let mentions = DocstringMentions::new(store, rel, &rows)?;
     let mut out = Vec::new();
     // Each chunk's own class, for a property or attribute: a hit on it lifts what takes that.
@@ -482,40 +478,61 @@ fn takers(
     Ok(out)
 }
 
-/// Each OpenAPI operation's parameters worth a reader's words, `name: description`, in order.
-/// Parameters that many operations share with the same description (GitHub's `owner`, `repo`,
-/// `per_page`) say nothing about the operation and would only lengthen every chunk: a
-/// parameter is kept when at most [`SHARED_PARAM`] operations of the release have it alike.
-fn operation_params(
+/// Each symbol's parameters worth a reader's words, in order: `name: description` for an
+/// OpenAPI operation, `name (annotation): description` for a callable or a class (its
+/// constructor's). An operation's parameters that many operations share with the same
+/// description (GitHub's `owner`, `repo`, `per_page`) say nothing about it and would only
+/// lengthen every chunk: one is kept when at most [`SHARED_PARAM`] operations of the release
+/// have it alike. A callable's receiver and catch-alls (`self`, `*args`) are left out.
+fn symbol_params(
     store: &Store,
     release: &NamedNode,
 ) -> Result<HashMap<String, Vec<String>>, StoreError> {
     let rows = store.select(
-        &queries::operation_params,
+        &queries::symbol_params,
         &[("release", release.clone().into())],
     )?;
     let mut alike: HashMap<(String, String), usize> = HashMap::new();
-    let mut listed: Vec<(String, (String, String))> = Vec::new();
+    // (symbol, (name, description), annotation, an operation's)
+    let mut listed: Vec<(String, (String, String), String, bool)> = Vec::new();
     for row in &rows {
         let (Some(symbol), Some(name)) = (get_str(row, "symbol"), get_str(row, "name")) else {
             continue;
         };
+        let operation = get_str(row, "operation").as_deref() == Some("true");
         let key = (name, get_str(row, "description").unwrap_or_default());
-        *alike.entry(key.clone()).or_default() += 1;
-        listed.push((symbol, key));
+        if operation {
+            *alike.entry(key.clone()).or_default() += 1;
+        }
+        let annotation = get_str(row, "annotation").unwrap_or_default();
+        listed.push((symbol, key, annotation, operation));
     }
     let mut out: HashMap<String, Vec<String>> = HashMap::new();
-    for (symbol, key) in listed {
-        if alike[&key] > SHARED_PARAM {
+    for (symbol, key, annotation, operation) in listed {
+        if operation && alike[&key] > SHARED_PARAM {
             continue;
         }
         let (name, description) = key;
+        if !operation
+            && (matches!(name.as_str(), "self" | "cls" | "this")
+                || name.starts_with('*')
+                || name.starts_with("..."))
+        {
+            continue;
+        }
         let description =
             crate::extract::docs::html_docstring_to_markdown(&description).unwrap_or(description);
-        let line = match description.split_whitespace().collect::<Vec<_>>().join(" ") {
-            d if d.is_empty() => name,
-            d => format!("{name}: {d}"),
-        };
+        let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut line = name;
+        if !operation && !annotation.is_empty() {
+            line.push_str(&format!(
+                " ({})",
+                annotation.split_whitespace().collect::<Vec<_>>().join(" ")
+            ));
+        }
+        if !description.is_empty() {
+            line.push_str(&format!(": {description}"));
+        }
         out.entry(symbol).or_default().push(line);
     }
     Ok(out)
