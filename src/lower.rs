@@ -684,6 +684,13 @@ fn lower_openapi(w: &mut Writer, package: &PackageId, release: &NamedNode, facts
         for s in &svc.servers {
             w.str(release, rg::SERVER, s);
         }
+        for (tag, description) in &svc.tags {
+            w.str(
+                release,
+                rg::TAG_DESCRIPTION,
+                &format!("{tag}\t{description}"),
+            );
+        }
     }
     for (qname, op) in &facts.operations {
         let iri = node(symbol_iri(package, qname));

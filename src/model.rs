@@ -489,6 +489,9 @@ pub struct Service {
     /// The `openapi` field as written (`3.0.1`, `3.1.0`).
     pub openapi: String,
     pub servers: Vec<String>,
+    /// The document's own words on its tags (`tags[].description`): `(tag, description)`, for
+    /// the tags that have one.
+    pub tags: Vec<(String, String)>,
 }
 
 /// One HTTP operation: what a client sends and what comes back.

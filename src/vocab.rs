@@ -112,6 +112,7 @@ pub mod rg {
         SERVER = "server",
         SUNSET = "sunset",
         SERVICE_TITLE = "serviceTitle",
+        TAG_DESCRIPTION = "tagDescription",
         API_VERSION = "apiVersion",
         OPENAPI_VERSION = "openapiVersion",
         REQUEST_BODY_PROP = "requestBody",

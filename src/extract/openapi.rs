@@ -240,11 +240,25 @@ impl Extractor<'_> {
                 }
             }
         }
+        // `tags: [{name, description}]`, as a reader of the document sees each group.
+        let tags: Vec<(String, String)> = doc
+            .get("tags")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|t| {
+                let name = t.get("name")?.as_str()?.trim();
+                let description = t.get("description")?.as_str()?.trim();
+                (!name.is_empty() && !description.is_empty())
+                    .then(|| (name.to_string(), description.to_string()))
+            })
+            .collect();
         self.facts.service = Some(Service {
             title: info.title.clone(),
             api_version: info.version.clone(),
             openapi: version.to_string(),
             servers: servers.iter().map(|s| s.url.clone()).collect(),
+            tags,
         });
         let taken = self.operations(doc, &global_security);
         self.schemas(&taken);
