@@ -277,6 +277,34 @@ impl Reader<'_> {
         }
     }
 
+    /// What the public path `path` names (mentioned, unless a module) gives.
+    fn named(&mut self, path: &str) -> Option<Value> {
+        let (q, k) = self.api.symbol(path)?.clone();
+        if k != SymbolKind::Module {
+            self.mention(&q);
+        }
+        self.api.value_of(&q, k)
+    }
+
+    /// `left = right` (Python's assignment, JavaScript's assignment expression): a plain
+    /// name is bound to what the right side gives; any other target is walked.
+    fn assign(&mut self, n: Node, python: bool) -> bool {
+        let (Some(left), Some(right)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+        ) else {
+            return false;
+        };
+        let value = self.eval(right, python);
+        if left.kind() == "identifier" {
+            let name = self.text(left).to_string();
+            self.bind(name, value);
+        } else {
+            self.walk(left, python);
+        }
+        true
+    }
+
     fn lookup(&self, name: &str) -> Option<Value> {
         self.env.get(name).cloned().or_else(|| self.api.root(name))
     }
@@ -347,37 +375,12 @@ impl Reader<'_> {
                 let names: Vec<Node> = n.children_by_field_name("name", &mut cursor).collect();
                 for name in names {
                     let (path, alias) = self.aliased(name);
-                    let full = format!("{module}.{path}");
-                    let value = match self.api.symbol(&full) {
-                        Some((q, k)) => {
-                            let (q, k) = (q.clone(), *k);
-                            if k != SymbolKind::Module {
-                                self.mention(&q);
-                            }
-                            self.api.value_of(&q, k)
-                        }
-                        None => None,
-                    };
+                    let value = self.named(&format!("{module}.{path}"));
                     self.bind(alias.unwrap_or(path), value);
                 }
                 true
             }
-            "assignment" => {
-                let (Some(left), Some(right)) = (
-                    n.child_by_field_name("left"),
-                    n.child_by_field_name("right"),
-                ) else {
-                    return false;
-                };
-                let value = self.eval(right, true);
-                if left.kind() == "identifier" {
-                    let name = self.text(left).to_string();
-                    self.bind(name, value);
-                } else {
-                    self.walk(left, true);
-                }
-                true
-            }
+            "assignment" => self.assign(n, true),
             "as_pattern" => {
                 // `with Client() as client:` (and `except E as e`).
                 let mut cursor = n.walk();
@@ -435,22 +438,7 @@ impl Reader<'_> {
                 }
                 true
             }
-            "assignment_expression" => {
-                let (Some(left), Some(right)) = (
-                    n.child_by_field_name("left"),
-                    n.child_by_field_name("right"),
-                ) else {
-                    return false;
-                };
-                let v = self.eval(right, false);
-                if left.kind() == "identifier" {
-                    let name = self.text(left).to_string();
-                    self.bind(name, v);
-                } else {
-                    self.walk(left, false);
-                }
-                true
-            }
+            "assignment_expression" => self.assign(n, false),
             _ => false,
         }
     }
@@ -493,14 +481,7 @@ impl Reader<'_> {
                         let local = s
                             .child_by_field_name("alias")
                             .map_or(export.clone(), |a| self.text(a).to_string());
-                        let path = format!("{prefix}{export}");
-                        if let Some((q, k)) = self.api.symbol(&path) {
-                            let q = q.clone();
-                            if *k != SymbolKind::Module {
-                                self.mention(&q);
-                            }
-                        }
-                        let v = self.api.js_import(&path);
+                        let v = self.named(&format!("{prefix}{export}"));
                         self.bind(local, v);
                     }
                 }
@@ -571,11 +552,7 @@ impl Reader<'_> {
                 } else {
                     format!("{m}.{name}")
                 };
-                let (q, k) = self.api.symbol(&path)?.clone();
-                if k != SymbolKind::Module {
-                    self.mention(&q);
-                }
-                self.api.value_of(&q, k)
+                self.named(&path)
             }
             Value::Class(ref c) | Value::Instance(ref c) => {
                 let of_instance = matches!(value, Value::Instance(_));
