@@ -62,6 +62,29 @@ pub struct Fetched {
     pub url: String,
     pub sha256: String,
     pub from_cache: bool,
+    /// For a PyPI release, its sdist as the same file list gave it: what reading the sdist
+    /// too (its guides, its Cython sources) fetches without asking for the list again.
+    pub sdist: Sdist,
+}
+
+/// What a release's file list said of its sdist.
+#[derive(Debug, Clone, Default)]
+pub enum Sdist {
+    /// Not asked (an npm release, a file read from elsewhere).
+    #[default]
+    Unknown,
+    /// The release has none.
+    Absent,
+    File(FileRef),
+}
+
+/// One file of a release's file list: enough to download and verify it.
+#[derive(Debug, Clone)]
+pub struct FileRef {
+    filename: String,
+    url: String,
+    size: u64,
+    sha256: String,
 }
 
 #[derive(serde::Deserialize)]
@@ -228,6 +251,33 @@ pub fn fetch_pypi_sdist(
     })
 }
 
+/// The sdist of the release `fetched` is a file of: from the file list that gave `fetched`
+/// when it said (no request but the download, and none when it is cached), else as
+/// [`fetch_pypi_sdist`] finds it.
+pub fn fetch_sdist_of(
+    fetched: &Fetched,
+    name: &str,
+    version: &str,
+    cache_dir: &Path,
+    progress: &dyn Fn(u64, u64),
+) -> Result<Fetched, FetchError> {
+    match &fetched.sdist {
+        Sdist::File(f) => download(
+            &f.url,
+            &f.filename,
+            f.size,
+            Expected::Sha256Hex(f.sha256.clone()),
+            cache_dir,
+            progress,
+        ),
+        Sdist::Absent => Err(FetchError::NoArchive {
+            name: name.to_string(),
+            version: version.to_string(),
+        }),
+        Sdist::Unknown => fetch_pypi_sdist(name, version, cache_dir, progress),
+    }
+}
+
 fn fetch_pypi_file(
     name: &str,
     version: &str,
@@ -265,14 +315,24 @@ fn fetch_pypi_file(
         name: name.to_string(),
         version: version.to_string(),
     })?;
-    download(
+    let mut fetched = download(
         &file.url,
         &file.filename,
         file.size,
         Expected::Sha256Hex(file.digests.sha256.to_lowercase()),
         cache_dir,
         progress,
-    )
+    )?;
+    fetched.sdist = match sdist(&live_or_yanked(&files)) {
+        Some(f) => Sdist::File(FileRef {
+            filename: f.filename.clone(),
+            url: f.url.clone(),
+            size: f.size,
+            sha256: f.digests.sha256.to_lowercase(),
+        }),
+        None => Sdist::Absent,
+    };
+    Ok(fetched)
 }
 
 /// What a download must hash to.
@@ -335,6 +395,7 @@ fn download(
             url: url.to_string(),
             sha256: hex(&Sha256::digest(&bytes)),
             from_cache: true,
+            sdist: Sdist::Unknown,
         });
     }
     let http = |reason: String| FetchError::Http {
@@ -373,6 +434,7 @@ fn download(
         url: url.to_string(),
         sha256: hex(&Sha256::digest(&bytes)),
         from_cache: false,
+        sdist: Sdist::Unknown,
     })
 }
 

@@ -776,7 +776,7 @@ fn docs_from_sdist(
         message,
     };
     let cache = fetched.path.parent().unwrap_or(Path::new("."));
-    let sdist = match crate::fetch::fetch_pypi_sdist(&id.name, version, cache, &|_, _| {}) {
+    let sdist = match crate::fetch::fetch_sdist_of(fetched, &id.name, version, cache, &|_, _| {}) {
         Ok(sdist) => sdist,
         // A release without an sdist is common, and a package PyPI does not have (a wheel
         // built here) has none: nothing to say.
@@ -886,7 +886,7 @@ fn cython_from_sdist(
     let wanted: Vec<&str> = compiled.iter().map(|(stem, _)| stem.as_str()).collect();
     let modules = listed(compiled);
     let cache = fetched.path.parent().unwrap_or(Path::new("."));
-    let sdist = match crate::fetch::fetch_pypi_sdist(&id.name, version, cache, &|_, _| {}) {
+    let sdist = match crate::fetch::fetch_sdist_of(fetched, &id.name, version, cache, &|_, _| {}) {
         Ok(sdist) => sdist,
         Err(e) => {
             return (
