@@ -137,15 +137,13 @@ impl ApiIndex {
         // `declare const ky: KyInstance`: a type the package exports, by its plain name.
         let mut value_types = HashMap::new();
         for s in &facts.symbols {
-            let Some(t) = &s.value_type else { continue };
-            let plain = t.split('<').next().unwrap_or(t).trim();
-            if plain.is_empty()
-                || !plain
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-            {
+            let Some(plain) = s
+                .value_type
+                .as_deref()
+                .and_then(super::javascript::plain_type_name)
+            else {
                 continue;
-            }
+            };
             if let Some((q, SymbolKind::Class | SymbolKind::Interface)) =
                 names.get(&format!("{prefix}{plain}"))
             {

@@ -982,14 +982,9 @@ impl Resolver<'_> {
         }
         let mut out = Vec::new();
         for part in split_top_level(type_text, '&') {
-            let name = part.split('<').next().unwrap_or(part).trim();
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-            {
+            let Some(name) = plain_type_name(part) else {
                 continue;
-            }
+            };
             let Some((f, local)) = self.resolve_local(file, name, 0) else {
                 continue;
             };
@@ -1113,6 +1108,17 @@ impl Resolver<'_> {
             }
         }
     }
+}
+
+/// The name a type's text is, generic arguments left out (`AxiosStatic`; `Promise<T>` gives
+/// `Promise`); None for any other type (`{ a: string }`, `A | B`, `typeof x`).
+pub(crate) fn plain_type_name(text: &str) -> Option<&str> {
+    let name = text.split('<').next().unwrap_or(text).trim();
+    (!name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$'))
+    .then_some(name)
 }
 
 /// The `.js` (`.mjs`, `.cjs`) file a declaration file describes: `dist/a.d.ts` -> `dist/a.js`.
