@@ -1551,8 +1551,6 @@ impl TextIndex {
     }
 }
 
-/// The key an API reference hit shares with its sync or async twin in the same release
-/// ([`chunks::twin_key`]).
 /// What [`embed_batches`] made: a vector per text (None where it failed or was not reached),
 /// the texts that failed alone with why, and whether it stopped for a cancel.
 struct Embedded {
@@ -1621,6 +1619,8 @@ fn embed_batches(
     out
 }
 
+/// The key an API reference hit shares with its sync or async twin in the same release
+/// ([`chunks::twin_key`]).
 fn twin_of(hit: &SearchHit) -> Option<String> {
     (hit.chunk.content_type == ContentType::ApiReference)
         .then(|| hit.chunk.entities.first())

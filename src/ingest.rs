@@ -737,17 +737,54 @@ pub fn read_fetched(
 ) -> Result<(Vec<SourceFile>, Vec<Diagnostic>), IngestError> {
     let (mut files, mut diags) = read_release(&fetched.path, Language::for_package(id), limits)?;
     let wanted = wheel_sourceless_modules(id, &fetched.path, &files);
+    let want_docs =
+        is_python_wheel(id, &fetched.path) && !files.iter().any(|f| is_docs_folder_page(&f.path));
+    if wanted.is_empty() && !want_docs {
+        return Ok((files, diags));
+    }
+    // Fetched (from the cache when it is there) and read once, for both.
+    let sdist = read_sdist(id, version, fetched, limits);
     if !wanted.is_empty() {
-        let (mut more, diag) = cython_from_sdist(id, version, fetched, &wanted, limits);
+        let (mut more, diag) = cython_from_sdist(&sdist, &wanted);
         files.append(&mut more);
         diags.extend(diag);
     }
-    if is_python_wheel(id, &fetched.path) && !files.iter().any(|f| is_docs_folder_page(&f.path)) {
-        let (mut pages, diag) = docs_from_sdist(id, version, fetched, limits);
+    if want_docs {
+        let (mut pages, diag) = docs_from_sdist(&sdist);
         files.append(&mut pages);
         diags.extend(diag);
     }
     Ok((files, diags))
+}
+
+/// A wheel's sdist, as far as it could be had: its files, or why not.
+enum SdistFiles {
+    Read { url: String, files: Vec<SourceFile> },
+    NotFetched(crate::fetch::FetchError),
+    NotRead { url: String, error: IngestError },
+}
+
+/// Fetches the sdist of the release `fetched` is a wheel of (into the same cache) and reads it.
+fn read_sdist(
+    id: &PackageId,
+    version: &str,
+    fetched: &crate::fetch::Fetched,
+    limits: &Limits,
+) -> SdistFiles {
+    let cache = fetched.path.parent().unwrap_or(Path::new("."));
+    match crate::fetch::fetch_sdist_of(fetched, &id.name, version, cache, &|_, _| {}) {
+        Err(e) => SdistFiles::NotFetched(e),
+        Ok(sdist) => match read_release(&sdist.path, Language::Python, limits) {
+            Ok((files, _)) => SdistFiles::Read {
+                url: sdist.url,
+                files,
+            },
+            Err(error) => SdistFiles::NotRead {
+                url: sdist.url,
+                error,
+            },
+        },
+    }
 }
 
 fn is_python_wheel(id: &PackageId, path: &Path) -> bool {
@@ -764,57 +801,44 @@ fn is_docs_folder_page(path: &str) -> bool {
 /// "Waiting before retrying") are in the sdist it was built from. None, with a diagnostic
 /// that says why, when the sdist cannot be fetched or read; none and no diagnostic when it
 /// has no docs folder (most do not).
-fn docs_from_sdist(
-    id: &PackageId,
-    version: &str,
-    fetched: &crate::fetch::Fetched,
-    limits: &Limits,
-) -> (Vec<SourceFile>, Option<Diagnostic>) {
+fn docs_from_sdist(sdist: &SdistFiles) -> (Vec<SourceFile>, Option<Diagnostic>) {
     let note = |message: String| Diagnostic {
         file: "docs/".into(),
         line: 0,
         message,
     };
-    let cache = fetched.path.parent().unwrap_or(Path::new("."));
-    let sdist = match crate::fetch::fetch_sdist_of(fetched, &id.name, version, cache, &|_, _| {}) {
-        Ok(sdist) => sdist,
-        // A release without an sdist is common, and a package PyPI does not have (a wheel
-        // built here) has none: nothing to say.
-        Err(
-            crate::fetch::FetchError::NoArchive { .. }
-            | crate::fetch::FetchError::UnknownPackage { .. }
-            | crate::fetch::FetchError::UnknownVersion { .. },
-        ) => return (vec![], None),
-        Err(e) => {
-            return (
-                vec![],
-                Some(note(format!(
-                    "the guides in the sdist's docs folder are not read: it could not be \
-                     fetched: {e}"
-                ))),
-            );
-        }
-    };
-    match read_release(&sdist.path, Language::Python, limits) {
-        Ok((files, _)) => {
+    match sdist {
+        SdistFiles::Read { url, files } => {
             let pages: Vec<SourceFile> = files
-                .into_iter()
+                .iter()
                 .filter(|f| is_docs_folder_page(&f.path))
+                .cloned()
                 .collect();
             let message = format!(
-                "{} doc pages read from the docs folder of the sdist {}",
-                pages.len(),
-                sdist.url
+                "{} doc pages read from the docs folder of the sdist {url}",
+                pages.len()
             );
             let said = (!pages.is_empty()).then(|| note(message));
             (pages, said)
         }
-        Err(e) => (
+        // A release without an sdist is common, and a package PyPI does not have (a wheel
+        // built here) has none: nothing to say.
+        SdistFiles::NotFetched(
+            crate::fetch::FetchError::NoArchive { .. }
+            | crate::fetch::FetchError::UnknownPackage { .. }
+            | crate::fetch::FetchError::UnknownVersion { .. },
+        ) => (vec![], None),
+        SdistFiles::NotFetched(e) => (
             vec![],
             Some(note(format!(
-                "the guides in the sdist's docs folder are not read: the sdist {} could not be \
-                 read: {e}",
-                sdist.url
+                "the guides in the sdist's docs folder are not read: it could not be fetched: {e}"
+            ))),
+        ),
+        SdistFiles::NotRead { url, error } => (
+            vec![],
+            Some(note(format!(
+                "the guides in the sdist's docs folder are not read: the sdist {url} could not \
+                 be read: {error}"
             ))),
         ),
     }
@@ -872,11 +896,8 @@ pub fn local_wheel_note(
 /// the sdist's `.pxi` files in the same top-level packages; a diagnostic on the first compiled
 /// file that says what was read, or why nothing was.
 fn cython_from_sdist(
-    id: &PackageId,
-    version: &str,
-    fetched: &crate::fetch::Fetched,
+    sdist: &SdistFiles,
     compiled: &[(String, String)],
-    limits: &Limits,
 ) -> (Vec<SourceFile>, Option<Diagnostic>) {
     let note = |message: String| Diagnostic {
         file: compiled[0].1.clone(),
@@ -885,10 +906,9 @@ fn cython_from_sdist(
     };
     let wanted: Vec<&str> = compiled.iter().map(|(stem, _)| stem.as_str()).collect();
     let modules = listed(compiled);
-    let cache = fetched.path.parent().unwrap_or(Path::new("."));
-    let sdist = match crate::fetch::fetch_sdist_of(fetched, &id.name, version, cache, &|_, _| {}) {
-        Ok(sdist) => sdist,
-        Err(e) => {
+    let (url, files) = match sdist {
+        SdistFiles::Read { url, files } => (url, files),
+        SdistFiles::NotFetched(e) => {
             return (
                 vec![],
                 Some(note(format!(
@@ -897,16 +917,12 @@ fn cython_from_sdist(
                 ))),
             );
         }
-    };
-    let files = match read_release(&sdist.path, Language::Python, limits) {
-        Ok((files, _)) => files,
-        Err(e) => {
+        SdistFiles::NotRead { url, error } => {
             return (
                 vec![],
                 Some(note(format!(
                     "compiled modules {modules} ship with neither source nor stub, and the sdist \
-                     {} could not be read: {e}",
-                    sdist.url
+                     {url} could not be read: {error}"
                 ))),
             );
         }
@@ -918,26 +934,25 @@ fn cython_from_sdist(
         .filter_map(|stem| stem.split('/').next())
         .collect();
     let taken: Vec<SourceFile> = files
-        .into_iter()
+        .iter()
         .filter(|f| {
             pyx.contains(&f.path)
                 || (f.path.ends_with(".pxi")
                     && f.path.split('/').next().is_some_and(|t| tops.contains(t)))
         })
+        .cloned()
         .collect();
     let read = taken.iter().filter(|f| f.path.ends_with(".pyx")).count();
     let message = if read == 0 {
         format!(
-            "compiled modules {modules} ship with neither source nor stub, and the sdist {} \
-             has no Cython source of them",
-            sdist.url
+            "compiled modules {modules} ship with neither source nor stub, and the sdist {url} \
+             has no Cython source of them"
         )
     } else {
         format!(
             "{read} of {} compiled modules without source or stub ({modules}) are read from \
-             the Cython sources of the sdist {}",
-            wanted.len(),
-            sdist.url
+             the Cython sources of the sdist {url}",
+            wanted.len()
         )
     };
     (taken, Some(note(message)))

@@ -846,7 +846,7 @@ pub fn mentions_in(md: &str) -> Vec<Mention> {
 }
 
 /// The language a fenced block's info string names (`ts title=x.ts` names `ts`), lower-cased.
-fn fence_language(info: &str) -> String {
+pub(crate) fn fence_language(info: &str) -> String {
     info.split(|c: char| c.is_whitespace() || c == ',' || c == '{')
         .next()
         .unwrap_or_default()

@@ -48,12 +48,7 @@ impl BlockLanguage {
     /// `javascript`), from its info string; an unmarked block is read in the release's own
     /// language. None for another language (a shell session, JSON, another language's SDK).
     pub fn of_fence(info: &str, release_language: &str) -> Option<BlockLanguage> {
-        let lang = info
-            .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
-            .next()
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        match (lang.as_str(), release_language) {
+        match (super::docs::fence_language(info).as_str(), release_language) {
             ("python" | "py" | "python3" | "pycon" | "ipython" | "py3", "python") => {
                 Some(BlockLanguage::Python)
             }
@@ -700,15 +695,10 @@ pub fn page_examples(
     page: &DocPageFacts,
     release_language: &str,
 ) -> Vec<Vec<String>> {
-    let mut reader = Reader {
-        api,
-        src: &[],
-        env: HashMap::new(),
-        found: Vec::new(),
-    };
+    let mut env: HashMap<String, Value> = HashMap::new();
     let mut out = Vec::new();
     for section in &page.sections {
-        reader.found.clear();
+        let mut found: Vec<String> = Vec::new();
         for (info, code) in fenced_blocks(&section.markdown) {
             let Some(lang) = BlockLanguage::of_fence(&info, release_language) else {
                 continue;
@@ -732,20 +722,16 @@ pub fn page_examples(
             let Some(tree) = parser.parse(code.as_bytes(), None) else {
                 continue;
             };
-            let found = {
-                let mut r = Reader {
-                    api,
-                    src: code.as_bytes(),
-                    env: std::mem::take(&mut reader.env),
-                    found: std::mem::take(&mut reader.found),
-                };
-                r.walk(tree.root_node(), lang == BlockLanguage::Python);
-                reader.env = r.env;
-                r.found
+            let mut reader = Reader {
+                api,
+                src: code.as_bytes(),
+                env,
+                found,
             };
-            reader.found = found;
+            reader.walk(tree.root_node(), lang == BlockLanguage::Python);
+            (env, found) = (reader.env, reader.found);
         }
-        out.push(reader.found.clone());
+        out.push(found);
     }
     out
 }
