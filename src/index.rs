@@ -50,7 +50,7 @@ pub enum IndexError {
 
 /// Bumped when the schema or the chunking changes: an index written by another layout is
 /// rebuilt from the store instead of being misread.
-const LAYOUT: &str = "refgraph-index-11";
+const LAYOUT: &str = "refgraph-index-12";
 
 /// The content type of the one document per release that records its stamp, so a release
 /// with no chunks at all is still known to be indexed. It holds no text and is never a hit.

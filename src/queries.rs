@@ -145,6 +145,7 @@ mod registered {
         operations_by_tag,
         doc_chunks,
         symbol_params,
+        tag_descriptions,
         doc_sections,
         signature_changed,
         symbol_mentions,

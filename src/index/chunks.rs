@@ -292,6 +292,23 @@ pub fn entity_chunks(
         }
     }
     let params = symbol_params(store, &release)?;
+    // What the spec says of each tag: words an operation's own summary may lack ("bug
+    // reports" for the `issues` tag).
+    let mut tag_text: HashMap<String, String> = HashMap::new();
+    if openapi {
+        for row in store.select(
+            &queries::tag_descriptions,
+            &[("release", release.clone().into())],
+        )? {
+            if let Some((tag, description)) = get_str(&row, "value")
+                .as_deref()
+                .and_then(|v| v.split_once('\t'))
+                .filter(|(_, d)| !d.trim().is_empty())
+            {
+                tag_text.insert(tag.to_string(), description.trim().to_string());
+            }
+        }
+    }
     let mentions = DocstringMentions::new(store, rel, &rows)?;
     let mut out = Vec::new();
     // Each chunk's own class, for a property or attribute: a hit on it lifts what takes that.
@@ -359,6 +376,18 @@ pub fn entity_chunks(
             text.push_str("\n\nParameters:");
             for p in ps {
                 text.push_str(&format!("\n- {p}"));
+            }
+        }
+        if kind == "operation" && !tags.is_empty() {
+            // `tags` is space-separated, and a tag's name may hold spaces.
+            let filed = format!(" {tags} ");
+            let mut described: Vec<(&String, &String)> = tag_text
+                .iter()
+                .filter(|(t, _)| filed.contains(&format!(" {t} ")))
+                .collect();
+            described.sort();
+            for (tag, d) in described {
+                text.push_str(&format!("\n\n{tag}: {d}"));
             }
         }
         let short = short_name(&qname);
