@@ -253,8 +253,12 @@ pub struct SearchOutcome {
     pub hits: Vec<SearchHit>,
     /// Whether vectors took part (a model is installed and the chunks have vectors).
     pub used_vectors: bool,
-    /// Candidates were found but none cleared the relevance bar.
+    /// Candidates were found but none cleared the relevance bar: `hits` are the closest of
+    /// them, not answers.
     pub nothing_relevant: bool,
+    /// Hits cleared the bar, but the search abstains ([`fusion::FusionConfig::abstains`]):
+    /// `hits` are the closest chunks, not answers.
+    pub abstained: bool,
     /// The query's words (as written) that no chunk of the releases searched holds, itself or
     /// through an alternative. Only a clue: half the labelled questions that have an answer
     /// hold such a word too ("a hotel guest's card"), so it does not change the ranking.
@@ -262,6 +266,27 @@ pub struct SearchOutcome {
     /// Misspelt query words searched as a word of the releases one or two edits away:
     /// `(word as written, stemmed word of the index)`.
     pub corrected: Corrections,
+    /// How well the best candidates answer the query, whatever their order: what the
+    /// abstention rule ([`fusion::FusionConfig::abstains`]) reads.
+    pub confidence: Confidence,
+}
+
+/// Figures of a search that tell an answer from the closest text to a question the releases
+/// cannot answer, each known before any chunk is read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct Confidence {
+    /// The query's content words (stop words dropped), and how many of them no chunk in reach
+    /// holds, itself, through an alternative or as a corrected misspelling.
+    pub words: usize,
+    pub unmatched: usize,
+    /// The cosine of the vector ranking's first chunk (none without vectors).
+    pub best_cosine: Option<f32>,
+    /// How far it stands above the vector ranking's tenth.
+    pub cosine_margin: Option<f32>,
+    /// The largest share of the query's words a BM25 candidate holds.
+    pub best_coverage: f32,
+    /// Whether a chunk's entity is named in the query.
+    pub named: bool,
 }
 
 /// Which rankings to use; the benchmark and the labelled query set compare them.
@@ -1047,6 +1072,17 @@ impl TextIndex {
             .map(|c| c.powf(self.fusion.trust_power))
             .collect();
         let fused = self.fusion.fuse(&bm25, &trust, &vector, &names);
+        let cosine_at = |r: usize| vector.get(r).and_then(|i| cosines.get(i)).copied();
+        let confidence = Confidence {
+            words: terms.surface.len(),
+            unmatched: unmatched.len(),
+            best_cosine: cosine_at(0),
+            cosine_margin: cosine_at(0)
+                .zip(cosine_at(9).or_else(|| cosine_at(vector.len().saturating_sub(1))))
+                .map(|(a, b)| a - b),
+            best_coverage: covered.iter().copied().fold(0.0, f32::max),
+            named: !names.is_empty(),
+        };
         let rank = |list: &[usize], i: usize| list.iter().position(|&x| x == i).map(|p| p + 1);
         let ranks_of = |i: usize| {
             let bm25_rank = rank(&bm25, i);
@@ -1072,7 +1108,9 @@ impl TextIndex {
         // below other packages' weaker hits, and the list would no longer follow the scores.
         let defer_schemas = req.releases.len() == 1;
         let mut schemas = Vec::new();
-        let mut rejected = 0;
+        // The first candidates the bar turned away: what the search shows as the closest
+        // chunks when none clears it.
+        let mut rejected: Vec<(usize, f32, HitRanks)> = Vec::new();
         for (seen, (i, score)) in fused.into_iter().enumerate() {
             if seen >= reach && !schemas.is_empty() {
                 break;
@@ -1082,7 +1120,9 @@ impl TextIndex {
                 ..ranks_of(i)
             };
             if !self.fusion.relevant(&ranks, used_vectors) {
-                rejected += 1;
+                if rejected.len() < req.limit.max(1) {
+                    rejected.push((i, score, ranks));
+                }
                 continue;
             }
             let hit = SearchHit {
@@ -1131,12 +1171,24 @@ impl TextIndex {
         }
         let room = req.limit.max(1).saturating_sub(hits.len());
         hits.extend(schemas.into_iter().take(room));
+        let nothing_relevant = hits.is_empty() && !rejected.is_empty();
+        if nothing_relevant {
+            for (i, score, ranks) in rejected {
+                hits.push(SearchHit {
+                    chunk: self.chunk_at(&snap.searcher, ids[i])?,
+                    score,
+                    ranks,
+                });
+            }
+        }
         Ok(SearchOutcome {
-            nothing_relevant: hits.is_empty() && rejected > 0,
+            abstained: !nothing_relevant && !hits.is_empty() && self.fusion.abstains(&confidence),
+            nothing_relevant,
             hits,
             used_vectors,
             unmatched,
             corrected,
+            confidence,
         })
     }
 

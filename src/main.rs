@@ -1203,13 +1203,26 @@ fn cmd_search(cli: &Cli, data: &Path, args: &SearchArgs) -> Result<u8> {
         if let Some(n) = &s.note {
             println!("({n})");
         }
+        if let Some(c) = &s.confidence {
+            println!(
+                "(abstention reads: {} of {} query words found nowhere, best cosine {}, best BM25 coverage {:.0}%{})",
+                c.unmatched,
+                c.words,
+                c.best_cosine.map_or("-".into(), |b| format!("{b:.3}")),
+                100.0 * c.best_coverage,
+                if c.named { ", an entity named" } else { "" }
+            );
+        }
         if !s.unmatched.is_empty() && !s.results.is_empty() {
             println!(
                 "(found nowhere in these releases: {})",
                 s.unmatched.join(", ")
             );
         }
-        for (i, h) in s.results.iter().enumerate() {
+        if !s.closest.is_empty() {
+            println!("closest, not answers:");
+        }
+        for (i, h) in s.results.iter().chain(&s.closest).enumerate() {
             println!(
                 "{}. {}  [{}]  {}@{}  score {:.4}",
                 i + 1,

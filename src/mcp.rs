@@ -848,7 +848,7 @@ impl RefgraphServer {
 
     /// Concept search over docs and docstrings, each hit linked to graph entities.
     #[tool(
-        description = "Search the documentation of indexed releases by meaning and by identifier: doc page sections and every symbol's docstring, ranked by BM25, sentence vectors and name matches fused. Each result has title, section path, snippet, source, package and version, content_type, score and the graph `entities` it is about (call get_api_detail on their qualified_name for exact signatures). Returns nothing rather than noise when nothing is relevant.",
+        description = "Search the documentation of indexed releases by meaning and by identifier: doc page sections and every symbol's docstring, ranked by BM25, sentence vectors and name matches fused. Each result has title, section path, snippet, source, package and version, content_type, score and the graph `entities` it is about (call get_api_detail on their qualified_name for exact signatures). Returns no results rather than noise when nothing is relevant: then `note` says why and `closest` holds the nearest chunks, which are not answers.",
         output_schema = schema_for_output::<DocSearch>(),
         annotations(read_only_hint = true)
     )]
@@ -867,7 +867,10 @@ impl RefgraphServer {
                     Some(n) => format!("{} results for {asked}; {n}", s.results.len()),
                     None => format!("{} results for {asked}", s.results.len()),
                 };
-                for (i, h) in s.results.iter().enumerate() {
+                if !s.closest.is_empty() {
+                    text.push_str("\nclosest, not answers:");
+                }
+                for (i, h) in s.results.iter().chain(&s.closest).enumerate() {
                     let names: Vec<&str> = h
                         .entities
                         .iter()

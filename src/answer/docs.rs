@@ -84,6 +84,11 @@ pub struct DocSearch {
     /// The releases searched, `package@version`.
     pub releases: Vec<String>,
     pub results: Vec<DocHit>,
+    /// When the search found nothing relevant (`results` empty, said in `note`): the closest
+    /// chunks, ranked as results would be. Not answers: what the releases hold nearest to the
+    /// question, for a reader to judge.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub closest: Vec<DocHit>,
     /// Whether sentence vectors took part (false: BM25 and names only, no model installed).
     pub semantic: bool,
     /// Words of the query that no part of the releases searched holds, nor a synonym of them:
@@ -93,6 +98,9 @@ pub struct DocSearch {
     /// Why the list is empty or thin, when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The figures the abstention rule read: given with `--explain`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<index::Confidence>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -133,6 +141,15 @@ pub struct DocQuery {
 }
 
 const SNIPPET_CHARS: usize = 320;
+
+/// `'a', 'b'`.
+fn quoted(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| format!("'{w}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 fn snippet(text: &str) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -385,17 +402,30 @@ impl DocsService<'_> {
                 "the text index is behind the store for {}: run `refgraph reindex` (`refgraph serve` also catches up when it starts)",
                 behind.join(", ")
             ));
+        } else if outcome.abstained {
+            let far = outcome
+                .confidence
+                .best_cosine
+                .map(|c| format!(" (cosine {c:.2})"))
+                .unwrap_or_default();
+            let missing = if unmatched.is_empty() {
+                format!(
+                    "{} of the query's {} words appear nowhere in these releases",
+                    outcome.confidence.unmatched, outcome.confidence.words
+                )
+            } else {
+                format!("no part of these releases mentions {}", quoted(&unmatched))
+            };
+            notes.push(format!(
+                "nothing relevant found: {missing}, and no text is close in meaning{far}; `closest` lists the nearest chunks, which are not answers"
+            ));
         } else if outcome.nothing_relevant && !unmatched.is_empty() {
             notes.push(format!(
-                "nothing relevant found: no part of these releases mentions {}",
-                unmatched
-                    .iter()
-                    .map(|w| format!("'{w}'"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                "nothing relevant found: no part of these releases mentions {}; `closest` lists the nearest chunks, which are not answers",
+                quoted(&unmatched)
             ));
         } else if outcome.nothing_relevant {
-            notes.push("nothing relevant found: the closest chunks did not share enough of the query's words or meaning".to_string());
+            notes.push("nothing relevant found: the closest chunks did not share enough of the query's words or meaning; `closest` lists them".to_string());
         } else if outcome.hits.is_empty() {
             notes.push("nothing found".to_string());
         }
@@ -404,6 +434,16 @@ impl DocsService<'_> {
             notes.push("keyword and name matching only: no embedding model is installed (refgraph model install)".to_string());
         }
         let note = (!notes.is_empty()).then(|| notes.join("; "));
+        let hits: Vec<DocHit> = outcome
+            .hits
+            .into_iter()
+            .map(|h| hit_of(h, q.explain))
+            .collect();
+        let (results, closest) = if outcome.abstained || outcome.nothing_relevant {
+            (Vec::new(), hits)
+        } else {
+            (hits, Vec::new())
+        };
         let search = DocSearch {
             query: q.query.clone(),
             searched_as,
@@ -411,14 +451,12 @@ impl DocsService<'_> {
                 .iter()
                 .map(|r| format!("{}@{}", r.package, r.version))
                 .collect(),
-            results: outcome
-                .hits
-                .into_iter()
-                .map(|h| hit_of(h, q.explain))
-                .collect(),
+            results,
+            closest,
             semantic: outcome.used_vectors,
             unmatched,
             note,
+            confidence: q.explain.then_some(outcome.confidence),
         };
         Ok((search, line))
     }

@@ -27,6 +27,12 @@ pub struct FusionConfig {
     /// The share of a relevant hit's score that goes to the callables taking what it is
     /// about (a class, a property's class, an OpenAPI schema), split evenly among them.
     pub lift: f32,
+    /// Abstention: a search whose best vector match has a cosine below `abstain_cosine` and
+    /// whose query has at least `abstain_unmatched` of its content words held by no chunk in
+    /// reach answers "nothing relevant" ([`FusionConfig::abstains`]). `abstain_cosine=0`
+    /// (the default) turns it off.
+    pub abstain_cosine: f32,
+    pub abstain_unmatched: f32,
 }
 
 impl Default for FusionConfig {
@@ -41,13 +47,21 @@ impl Default for FusionConfig {
             min_coverage: 0.5,
             trust_power: 2.0,
             lift: 0.5,
+            // Off. Chosen on the development half of tests/search_unseen.jsonl, 0.44 and 0.4
+            // answered half its negatives "nothing relevant" for one answered question lost,
+            // but on the validation half it caught no further negative and lost a question,
+            // and on the test half it caught 3 of 6 negatives and lost 5 answered questions
+            // (BENCHMARKS.md). Turn it on with `--fusion abstain_cosine=0.44`.
+            abstain_cosine: 0.0,
+            abstain_unmatched: 0.4,
         }
     }
 }
 
 impl FusionConfig {
     /// `bm25=0.5,vector=0.3,names=0.2,k=60,candidates=50,min_cosine=0.2,min_coverage=0.5,
-    /// trust_power=2,lift=0.5`, any subset, over the defaults.
+    /// trust_power=2,lift=0.5,abstain_cosine=0,abstain_unmatched=0.4`, any subset, over
+    /// the defaults.
     pub fn parse(spec: &str) -> Result<Self, String> {
         let mut c = FusionConfig::default();
         for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -70,9 +84,11 @@ impl FusionConfig {
                 "min_coverage" => c.min_coverage = number,
                 "trust_power" => c.trust_power = number,
                 "lift" => c.lift = number,
+                "abstain_cosine" => c.abstain_cosine = number,
+                "abstain_unmatched" => c.abstain_unmatched = number,
                 other => {
                     return Err(format!(
-                        "unknown key '{other}'; keys: bm25, vector, names, k, candidates, min_cosine, min_coverage, trust_power, lift"
+                        "unknown key '{other}'; keys: bm25, vector, names, k, candidates, min_cosine, min_coverage, trust_power, lift, abstain_cosine, abstain_unmatched"
                     ));
                 }
             }
@@ -282,6 +298,18 @@ impl FusionConfig {
         out
     }
 
+    /// Whether a search should answer "nothing relevant" however its hits rank: a good share
+    /// of the query's words appear nowhere in the releases searched, and no chunk is close in
+    /// meaning. Either alone is common in a question that has an answer (a paraphrase in the
+    /// asker's words; a terse docstring), both together rarely. Never for a query that names
+    /// an entity, nor without vectors (nothing then says how close the best chunk is).
+    pub(crate) fn abstains(&self, c: &super::Confidence) -> bool {
+        !c.named
+            && c.words > 0
+            && c.best_cosine.is_some_and(|b| b < self.abstain_cosine)
+            && c.unmatched as f32 >= self.abstain_unmatched * c.words as f32
+    }
+
     /// Whether a hit is worth showing: its entity is named in the query, its vector is close
     /// enough, or it holds enough of the query's words.
     pub(crate) fn relevant(&self, ranks: &HitRanks, used_vectors: bool) -> bool {
@@ -307,6 +335,35 @@ mod tests {
         assert!(FusionConfig::parse("").is_ok());
         for bad in ["bm25", "bm25=x", "weight=1", "k=-1"] {
             assert!(FusionConfig::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn abstention_needs_unknown_words_and_a_far_best_chunk_and_is_off_by_default() {
+        let on = FusionConfig::parse("abstain_cosine=0.44").unwrap();
+        let far = crate::index::Confidence {
+            words: 6,
+            unmatched: 3,
+            best_cosine: Some(0.41),
+            ..Default::default()
+        };
+        assert!(on.abstains(&far));
+        assert!(!FusionConfig::default().abstains(&far), "off by default");
+        let close = crate::index::Confidence {
+            best_cosine: Some(0.52),
+            ..far
+        };
+        let known_words = crate::index::Confidence {
+            unmatched: 2,
+            ..far
+        };
+        let named = crate::index::Confidence { named: true, ..far };
+        let no_vectors = crate::index::Confidence {
+            best_cosine: None,
+            ..far
+        };
+        for c in [close, known_words, named, no_vectors] {
+            assert!(!on.abstains(&c), "{c:?}");
         }
     }
 

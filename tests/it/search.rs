@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use refgraph::answer::{DocQuery, DocsError, Engine, ReleaseError};
-use refgraph::index::{Mode, TextIndex};
+use refgraph::index::{FusionConfig, Mode, TextIndex};
 use refgraph::model::PackageId;
 use refgraph::store::Store;
 
@@ -227,6 +227,65 @@ fn paraphrases_find_the_api_through_vectors_and_noise_finds_nothing() {
         "{:?}",
         none.note
     );
+    // Nothing useful is hidden: the candidates the relevance bar turned away are listed apart.
+    assert!(
+        !none.closest.is_empty() && none.closest.len() <= 5,
+        "{:#?}",
+        none.closest
+    );
+}
+
+/// With abstention on, a question the release cannot answer gets no results, a note that says
+/// why and the closest chunks apart, while a question it answers still gets its answer. Off by
+/// default: the same question then gets hits.
+#[test]
+fn abstention_answers_an_unanswerable_question_with_a_note_and_the_closest_chunks() {
+    let abstaining = |on: bool| {
+        let mut index = TextIndex::in_memory(Some(model())).unwrap();
+        if on {
+            index.fusion = FusionConfig::parse("abstain_cosine=0.44").unwrap();
+        }
+        let e = Engine::new(acme().store().clone()).with_index(Arc::new(index), None);
+        e.sync_index(false, &|_, _, _| {}).unwrap();
+        e
+    };
+    let negative = q(
+        "stream telemetry over a websocket with quic backpressure to the upload",
+        Some("2.0.0"),
+    );
+    let e = abstaining(true);
+    let (s, _) = e.docs().search_docs(&negative).unwrap();
+    assert!(s.results.is_empty(), "{:#?}", s.results);
+    assert!(!s.closest.is_empty(), "the closest chunks are kept");
+    let note = s.note.unwrap_or_default();
+    assert!(
+        note.starts_with("nothing relevant found") && note.contains("'websocket'"),
+        "{note}"
+    );
+    let (answered, _) = e
+        .docs()
+        .search_docs(&q(
+            "give someone a temporary link to download one file",
+            Some("2.0.0"),
+        ))
+        .unwrap();
+    assert!(
+        answered.closest.is_empty()
+            && answered
+                .results
+                .iter()
+                .any(|h| h.entities.iter().any(
+                    |x| x.qualified_name == "acme_storage.StorageClient.generate_presigned_url"
+                )),
+        "{:#?}",
+        answered.results
+    );
+    let (default, _) = abstaining(false).docs().search_docs(&negative).unwrap();
+    assert!(
+        !default.results.is_empty() && default.closest.is_empty(),
+        "{:?}",
+        default.note
+    );
 }
 
 #[test]
@@ -446,6 +505,39 @@ fn openapi_operations_are_searchable_by_summary() {
     assert!(!s.results.is_empty());
     assert_eq!(s.results[0].entities[0].kind, "operation");
     assert_eq!(s.results[0].content_type, "api_reference");
+}
+
+/// An operation is found by what its spec says of its tag, words its own summary lacks: the
+/// `pets` tag of petstore 2.0.0 is "Animals for sale, and their adoption records".
+#[test]
+fn openapi_operations_are_found_by_their_tags_words() {
+    let store = Store::in_memory();
+    let spec = crate::support::repo().join("samples/openapi/petstore-2.0.0.yaml");
+    let id = PackageId::new(refgraph::model::Ecosystem::Generic, "petstore");
+    try_ingest(&store, &spec, &id, "2.0.0").unwrap();
+    let e = searchable(store, None);
+    let query = DocQuery {
+        query: "adoption records".into(),
+        package: Some("petstore".into()),
+        ..Default::default()
+    };
+    let (s, _) = e.docs().search_docs(&query).unwrap();
+    let top = s.results.first().expect("a hit");
+    assert_eq!(top.entities[0].kind, "operation", "{top:#?}");
+    let text = e.docs().get_page(&top.id).unwrap().markdown;
+    assert!(
+        text.contains("pets: Animals for sale, and their adoption records."),
+        "{text}"
+    );
+    // Every operation found is filed under `pets`: the `stores` operations are not found.
+    for h in s
+        .results
+        .iter()
+        .filter(|h| h.entities[0].kind == "operation")
+    {
+        let page = e.docs().get_page(&h.id).unwrap().markdown;
+        assert!(page.contains("adoption records"), "{page}");
+    }
 }
 
 /// In an OpenAPI spec the question is which operation to call: a schema that matches the
