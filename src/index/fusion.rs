@@ -50,7 +50,7 @@ impl Default for FusionConfig {
             // Off. Chosen on the development half of tests/search_unseen.jsonl, 0.44 and 0.4
             // answered half its negatives "nothing relevant" for one answered question lost,
             // but on the validation half it caught no further negative and lost a question,
-            // and on the test half it caught 3 of 6 negatives and lost 5 answered questions
+            // and on the test half it caught 3 of 6 negatives and lost 6 answered questions
             // (BENCHMARKS.md). Turn it on with `--fusion abstain_cosine=0.44`.
             abstain_cosine: 0.0,
             abstain_unmatched: 0.4,
