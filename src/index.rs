@@ -995,37 +995,7 @@ impl TextIndex {
             self.bm25(&snap, &terms, req, depth)?
         };
         let bm25: Vec<usize> = bm25_addresses.iter().map(|a| number(*a)).collect();
-        // The releases asked for (all when none), their ranking data loaded on demand.
-        let mut releases: Vec<&String> = if req.releases.is_empty() {
-            snap.releases.keys().collect()
-        } else {
-            req.releases
-                .iter()
-                .filter(|r| snap.releases.contains_key(*r))
-                .collect()
-        };
-        releases.sort();
-        releases.dedup();
-        let wanted = self
-            .loaded_releases
-            .fetch_max(releases.len(), std::sync::atomic::Ordering::Relaxed)
-            .max(releases.len());
-        {
-            let mut parts = snap.parts.lock().unwrap_or_else(|p| p.into_inner());
-            if parts.cap().get() < wanted {
-                parts.resize(std::num::NonZeroUsize::new(wanted).expect("nonzero"));
-            }
-        }
-        // Read only when something uses them: the vectors, or the lifts.
-        let parts: Vec<Arc<Part>> =
-            if self.fusion.lift > 0.0 || (mode != Mode::Bm25Only && self.embedder().is_some()) {
-                releases
-                    .iter()
-                    .map(|r| self.part(&snap, r))
-                    .collect::<Result<_, _>>()?
-            } else {
-                Vec::new()
-            };
+        let parts = self.parts_for(&snap, req, mode)?;
         let mut cosines: HashMap<usize, f32> = HashMap::new();
         let mut used_vectors = false;
         let vector: Vec<usize> = match (mode, self.embedder()) {
@@ -1072,17 +1042,14 @@ impl TextIndex {
             .map(|c| c.powf(self.fusion.trust_power))
             .collect();
         let fused = self.fusion.fuse(&bm25, &trust, &vector, &names);
-        let cosine_at = |r: usize| vector.get(r).and_then(|i| cosines.get(i)).copied();
-        let confidence = Confidence {
-            words: terms.surface.len(),
-            unmatched: unmatched.len(),
-            best_cosine: cosine_at(0),
-            cosine_margin: cosine_at(0)
-                .zip(cosine_at(9).or_else(|| cosine_at(vector.len().saturating_sub(1))))
-                .map(|(a, b)| a - b),
-            best_coverage: covered.iter().copied().fold(0.0, f32::max),
-            named: !names.is_empty(),
-        };
+        let confidence = Self::confidence(
+            &terms,
+            &unmatched,
+            &vector,
+            &cosines,
+            &covered,
+            !names.is_empty(),
+        );
         let rank = |list: &[usize], i: usize| list.iter().position(|&x| x == i).map(|p| p + 1);
         let ranks_of = |i: usize| {
             let bm25_rank = rank(&bm25, i);
@@ -1190,6 +1157,64 @@ impl TextIndex {
             corrected,
             confidence,
         })
+    }
+
+    /// The ranking data of the releases `req` asks for (all when none), loaded on demand, and
+    /// only when something uses them: the vectors, or the lifts.
+    fn parts_for(
+        &self,
+        snap: &Snapshot,
+        req: &SearchRequest,
+        mode: Mode,
+    ) -> Result<Vec<Arc<Part>>, IndexError> {
+        let mut releases: Vec<&String> = if req.releases.is_empty() {
+            snap.releases.keys().collect()
+        } else {
+            req.releases
+                .iter()
+                .filter(|r| snap.releases.contains_key(*r))
+                .collect()
+        };
+        releases.sort();
+        releases.dedup();
+        let wanted = self
+            .loaded_releases
+            .fetch_max(releases.len(), std::sync::atomic::Ordering::Relaxed)
+            .max(releases.len());
+        {
+            let mut parts = snap.parts.lock().unwrap_or_else(|p| p.into_inner());
+            if parts.cap().get() < wanted {
+                parts.resize(std::num::NonZeroUsize::new(wanted).expect("nonzero"));
+            }
+        }
+        // Read only when something uses them: the vectors, or the lifts.
+        if self.fusion.lift > 0.0 || (mode != Mode::Bm25Only && self.embedder().is_some()) {
+            releases.iter().map(|r| self.part(snap, r)).collect()
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    /// How well the best candidates answer the query ([`Confidence`]).
+    fn confidence(
+        terms: &fusion::QueryTerms,
+        unmatched: &[String],
+        vector: &[usize],
+        cosines: &HashMap<usize, f32>,
+        covered: &[f32],
+        named: bool,
+    ) -> Confidence {
+        let cosine_at = |r: usize| vector.get(r).and_then(|i| cosines.get(i)).copied();
+        Confidence {
+            words: terms.surface.len(),
+            unmatched: unmatched.len(),
+            best_cosine: cosine_at(0),
+            cosine_margin: cosine_at(0)
+                .zip(cosine_at(9).or_else(|| cosine_at(vector.len().saturating_sub(1))))
+                .map(|(a, b)| a - b),
+            best_coverage: covered.iter().copied().fold(0.0, f32::max),
+            named,
+        }
     }
 
     /// A relevant hit among the first `reach` of `fused` on a type (a class, a property of

@@ -294,21 +294,11 @@ pub fn entity_chunks(
     let params = symbol_params(store, &release)?;
     // What the spec says of each tag: words an operation's own summary may lack ("bug
     // reports" for the `issues` tag).
-    let mut tag_text: HashMap<String, String> = HashMap::new();
-    if openapi {
-        for row in store.select(
-            &queries::tag_descriptions,
-            &[("release", release.clone().into())],
-        )? {
-            if let Some((tag, description)) = get_str(&row, "value")
-                .as_deref()
-                .and_then(|v| v.split_once('\t'))
-                .filter(|(_, d)| !d.trim().is_empty())
-            {
-                tag_text.insert(tag.to_string(), description.trim().to_string());
-            }
-        }
-    }
+    let tag_text = if openapi {
+        tag_descriptions(store, &release)?
+    } else {
+        HashMap::new()
+    };
     let mentions = DocstringMentions::new(store, rel, &rows)?;
     let mut out = Vec::new();
     // Each chunk's own class, for a property or attribute: a hit on it lifts what takes that.
@@ -378,17 +368,8 @@ pub fn entity_chunks(
                 text.push_str(&format!("\n- {p}"));
             }
         }
-        if kind == "operation" && !tags.is_empty() {
-            // `tags` is space-separated, and a tag's name may hold spaces.
-            let filed = format!(" {tags} ");
-            let mut described: Vec<(&String, &String)> = tag_text
-                .iter()
-                .filter(|(t, _)| filed.contains(&format!(" {t} ")))
-                .collect();
-            described.sort();
-            for (tag, d) in described {
-                text.push_str(&format!("\n\n{tag}: {d}"));
-            }
+        if kind == "operation" {
+            text.push_str(&described_tags(&tags, &tag_text));
         }
         let short = short_name(&qname);
         let embed_text = if doc.trim().is_empty() && !properties.contains_key(&qname) {
@@ -505,6 +486,44 @@ fn takers(
         }
     }
     Ok(out)
+}
+
+/// What the OpenAPI document of `release` says of each tag: tag name -> description.
+fn tag_descriptions(
+    store: &Store,
+    release: &NamedNode,
+) -> Result<HashMap<String, String>, StoreError> {
+    let rows = store.select(
+        &queries::tag_descriptions,
+        &[("release", release.clone().into())],
+    )?;
+    Ok(rows
+        .iter()
+        .filter_map(|row| {
+            let value = get_str(row, "value")?;
+            let (tag, description) = value.split_once('\t')?;
+            (!description.trim().is_empty())
+                .then(|| (tag.to_string(), description.trim().to_string()))
+        })
+        .collect())
+}
+
+/// `\n\ntag: description` for each described tag of `tags` (space-separated, and a tag's
+/// name may hold spaces), in name order.
+fn described_tags(tags: &str, described: &HashMap<String, String>) -> String {
+    if tags.is_empty() {
+        return String::new();
+    }
+    let filed = format!(" {tags} ");
+    let mut found: Vec<(&String, &String)> = described
+        .iter()
+        .filter(|(t, _)| filed.contains(&format!(" {t} ")))
+        .collect();
+    found.sort();
+    found
+        .into_iter()
+        .map(|(tag, d)| format!("\n\n{tag}: {d}"))
+        .collect()
 }
 
 /// Each symbol's parameters worth a reader's words, in order: `name: description` for an
