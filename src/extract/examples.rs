@@ -251,12 +251,18 @@ fn owner(q: &str) -> &str {
     q.rsplit_once('.').map_or("", |(o, _)| o)
 }
 
+/// How deep [`Reader::walk`] and [`Reader::eval`] descend: far past any example, well short of
+/// the stack's end (a 64 KiB block of brackets nests 30,000 deep).
+const MAX_NESTING: usize = 200;
+
 /// One page's examples read in order: the names bound so far, and what each block reached.
 struct Reader<'a> {
     api: &'a ApiIndex,
     src: &'a [u8],
     env: HashMap<String, Value>,
     found: Vec<String>,
+    /// How many walks and evaluations are under way.
+    depth: usize,
 }
 
 impl Reader<'_> {
@@ -302,8 +308,17 @@ impl Reader<'_> {
         self.env.get(name).cloned().or_else(|| self.api.root(name))
     }
 
-    /// Walks a statement or expression, binding what it binds and resolving what it uses.
+    /// Walks a statement or expression, binding what it binds and resolving what it uses, to
+    /// [`MAX_NESTING`] levels.
     fn walk(&mut self, n: Node, python: bool) {
+        if self.depth < MAX_NESTING {
+            self.depth += 1;
+            self.walk_node(n, python);
+            self.depth -= 1;
+        }
+    }
+
+    fn walk_node(&mut self, n: Node, python: bool) {
         let kind = n.kind();
         let handled = if python {
             self.python_statement(n, kind)
@@ -563,8 +578,19 @@ impl Reader<'_> {
         }
     }
 
-    /// What an expression gives, resolving (and mentioning) what it uses on the way.
+    /// What an expression gives, resolving (and mentioning) what it uses on the way, to
+    /// [`MAX_NESTING`] levels (deeper gives nothing).
     fn eval(&mut self, n: Node, python: bool) -> Option<Value> {
+        if self.depth >= MAX_NESTING {
+            return None;
+        }
+        self.depth += 1;
+        let value = self.eval_node(n, python);
+        self.depth -= 1;
+        value
+    }
+
+    fn eval_node(&mut self, n: Node, python: bool) -> Option<Value> {
         match n.kind() {
             "identifier" => {
                 let name = self.text(n).to_string();
@@ -727,6 +753,7 @@ pub fn page_examples(
                 src: code.as_bytes(),
                 env,
                 found,
+                depth: 0,
             };
             reader.walk(tree.root_node(), lang == BlockLanguage::Python);
             (env, found) = (reader.env, reader.found);
@@ -854,6 +881,48 @@ mod tests {
     ) -> Vec<Vec<String>> {
         let api = ApiIndex::new(facts, npm);
         page_examples(&api, &page(sections), lang)
+    }
+
+    /// A block nested far deeper than any example (a generated or hostile page) is read to a
+    /// bounded depth rather than overflowing the stack; what the block uses before is found.
+    #[test]
+    fn deeply_nested_blocks_do_not_overflow_the_stack() {
+        let deep = 20_000;
+        let cases = [
+            (
+                "python",
+                "from sdk import connect",
+                "connect()",
+                "(",
+                ")",
+                "sdk.connect",
+            ),
+            (
+                "javascript",
+                "import { isCancel } from 'lib'",
+                "isCancel(e)",
+                "[",
+                "]",
+                "lib:isCancel",
+            ),
+        ];
+        for (lang, import, call, open, close, want) in cases {
+            let section = format!(
+                "## Deep\n\n```{lang}\n{import}\n{call}\ny = {}1{}\n```\n",
+                open.repeat(deep),
+                close.repeat(deep)
+            );
+            let got = std::thread::Builder::new()
+                .stack_size(2 << 20)
+                .spawn(move || match lang {
+                    "python" => used(&python_facts(), None, lang, &[&section]),
+                    _ => used(&npm_facts(), Some("lib"), lang, &[&section]),
+                })
+                .unwrap()
+                .join()
+                .expect("no stack overflow");
+            assert_eq!(got, [vec![want.to_string()]], "{lang}");
+        }
     }
 
     #[test]

@@ -34,16 +34,18 @@ fn indexed(vectors: bool, dir: Option<&std::path::Path>) -> Engine {
         Some(d) => TextIndex::open(d, model).unwrap(),
         None => TextIndex::in_memory(model).unwrap(),
     };
-    let store = acme().store().clone();
-    let e = Engine::new(store).with_index(Arc::new(index), None);
-    e.sync_index(false, &|_, _, _| {}).unwrap();
-    e
+    synced(acme().store().clone(), index, None)
 }
 
 /// `store` with an in-memory text index brought up to date, without a model (BM25 and names),
 /// and synonym tables from `synonyms`.
 fn searchable(store: Store, synonyms: Option<PathBuf>) -> Engine {
     let index = TextIndex::in_memory(Some(PathBuf::from("/nonexistent"))).unwrap();
+    synced(store, index, synonyms)
+}
+
+/// `store` searched through `index`, brought up to date.
+fn synced(store: Store, index: TextIndex, synonyms: Option<PathBuf>) -> Engine {
     let e = Engine::new(store).with_index(Arc::new(index), synonyms);
     e.sync_index(false, &|_, _, _| {}).unwrap();
     e
@@ -245,9 +247,7 @@ fn abstention_answers_an_unanswerable_question_with_a_note_and_the_closest_chunk
         if on {
             index.fusion = FusionConfig::parse("abstain_cosine=0.44").unwrap();
         }
-        let e = Engine::new(acme().store().clone()).with_index(Arc::new(index), None);
-        e.sync_index(false, &|_, _, _| {}).unwrap();
-        e
+        synced(acme().store().clone(), index, None)
     };
     let negative = q(
         "stream telemetry over a websocket with quic backpressure to the upload",
@@ -484,24 +484,27 @@ def fetch_many(urls):
     assert_eq!(names[1][0], "twins.fetch_many", "{names:?}");
 }
 
-#[test]
-fn openapi_operations_are_searchable_by_summary() {
+/// The petstore 2.0.0 sample spec, searchable without a model.
+fn petstore_2() -> Engine {
     let store = Store::in_memory();
     let spec = crate::support::repo().join("samples/openapi/petstore-2.0.0.yaml");
-    try_ingest(
-        &store,
-        &spec,
-        &PackageId::new(refgraph::model::Ecosystem::Generic, "petstore"),
-        "2.0.0",
-    )
-    .unwrap();
-    let e = searchable(store, None);
-    let query = DocQuery {
-        query: "list pets".into(),
+    let id = PackageId::new(refgraph::model::Ecosystem::Generic, "petstore");
+    try_ingest(&store, &spec, &id, "2.0.0").unwrap();
+    searchable(store, None)
+}
+
+fn petstore_query(query: &str) -> DocQuery {
+    DocQuery {
+        query: query.into(),
         package: Some("petstore".into()),
         ..Default::default()
-    };
-    let (s, _) = e.docs().search_docs(&query).unwrap();
+    }
+}
+
+#[test]
+fn openapi_operations_are_searchable_by_summary() {
+    let e = petstore_2();
+    let (s, _) = e.docs().search_docs(&petstore_query("list pets")).unwrap();
     assert!(!s.results.is_empty());
     assert_eq!(s.results[0].entities[0].kind, "operation");
     assert_eq!(s.results[0].content_type, "api_reference");
@@ -511,17 +514,11 @@ fn openapi_operations_are_searchable_by_summary() {
 /// `pets` tag of petstore 2.0.0 is "Animals for sale, and their adoption records".
 #[test]
 fn openapi_operations_are_found_by_their_tags_words() {
-    let store = Store::in_memory();
-    let spec = crate::support::repo().join("samples/openapi/petstore-2.0.0.yaml");
-    let id = PackageId::new(refgraph::model::Ecosystem::Generic, "petstore");
-    try_ingest(&store, &spec, &id, "2.0.0").unwrap();
-    let e = searchable(store, None);
-    let query = DocQuery {
-        query: "adoption records".into(),
-        package: Some("petstore".into()),
-        ..Default::default()
-    };
-    let (s, _) = e.docs().search_docs(&query).unwrap();
+    let e = petstore_2();
+    let (s, _) = e
+        .docs()
+        .search_docs(&petstore_query("adoption records"))
+        .unwrap();
     let top = s.results.first().expect("a hit");
     assert_eq!(top.entities[0].kind, "operation", "{top:#?}");
     let text = e.docs().get_page(&top.id).unwrap().markdown;
