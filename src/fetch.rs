@@ -75,20 +75,12 @@ pub enum Sdist {
     Unknown,
     /// The release has none.
     Absent,
-    File(FileRef),
+    File(FileJson),
 }
 
-/// One file of a release's file list: enough to download and verify it.
-#[derive(Debug, Clone)]
-pub struct FileRef {
-    filename: String,
-    url: String,
-    size: u64,
-    sha256: String,
-}
-
-#[derive(serde::Deserialize)]
-struct FileJson {
+/// One file of a release's file list on PyPI: enough to download and verify it.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct FileJson {
     filename: String,
     url: String,
     packagetype: String,
@@ -99,7 +91,7 @@ struct FileJson {
     yanked: bool,
 }
 
-#[derive(serde::Deserialize)]
+#[derive(Debug, Clone, serde::Deserialize)]
 struct Digests {
     sha256: String,
 }
@@ -262,14 +254,7 @@ pub fn fetch_sdist_of(
     progress: &dyn Fn(u64, u64),
 ) -> Result<Fetched, FetchError> {
     match &fetched.sdist {
-        Sdist::File(f) => download(
-            &f.url,
-            &f.filename,
-            f.size,
-            Expected::Sha256Hex(f.sha256.clone()),
-            cache_dir,
-            progress,
-        ),
+        Sdist::File(f) => download_file(f, cache_dir, progress),
         Sdist::Absent => Err(FetchError::NoArchive {
             name: name.to_string(),
             version: version.to_string(),
@@ -315,24 +300,29 @@ fn fetch_pypi_file(
         name: name.to_string(),
         version: version.to_string(),
     })?;
-    let mut fetched = download(
-        &file.url,
-        &file.filename,
-        file.size,
-        Expected::Sha256Hex(file.digests.sha256.to_lowercase()),
-        cache_dir,
-        progress,
-    )?;
+    let mut fetched = download_file(file, cache_dir, progress)?;
     fetched.sdist = match sdist(&live_or_yanked(&files)) {
-        Some(f) => Sdist::File(FileRef {
-            filename: f.filename.clone(),
-            url: f.url.clone(),
-            size: f.size,
-            sha256: f.digests.sha256.to_lowercase(),
-        }),
+        Some(f) => Sdist::File(f.clone()),
         None => Sdist::Absent,
     };
     Ok(fetched)
+}
+
+/// Downloads a file of a PyPI release (or takes it from the cache), checked against its
+/// sha256.
+fn download_file(
+    f: &FileJson,
+    cache_dir: &Path,
+    progress: &dyn Fn(u64, u64),
+) -> Result<Fetched, FetchError> {
+    download(
+        &f.url,
+        &f.filename,
+        f.size,
+        Expected::Sha256Hex(f.digests.sha256.to_lowercase()),
+        cache_dir,
+        progress,
+    )
 }
 
 /// What a download must hash to.

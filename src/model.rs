@@ -246,6 +246,12 @@ pub fn last_component(name: &str) -> &str {
     memchr::memrchr2(b'.', b':', name.as_bytes()).map_or(name, |i| &name[i + 1..])
 }
 
+/// The class or module a member's qualified name is under: `a.B.c` -> `a.B`, `mobx:A.b` ->
+/// `mobx:A` (empty without a `.`).
+pub fn owner_of(qualified_name: &str) -> &str {
+    qualified_name.rsplit_once('.').map_or("", |(o, _)| o)
+}
+
 /// PEP 503 normalisation: lower case, runs of `-_.` become `-`.
 pub fn normalize_pypi_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());

@@ -20,7 +20,10 @@ use std::collections::HashMap;
 
 use tree_sitter::{Node, Parser};
 
-use crate::model::{DocPageFacts, Mention, Reach, RelationKind, ReleaseFacts, SymbolKind};
+use super::javascript::syntax::{self, unquote};
+use crate::model::{
+    DocPageFacts, Mention, Reach, RelationKind, ReleaseFacts, SymbolKind, owner_of,
+};
 
 /// What a name in an example holds, as far as the release's facts tell.
 #[derive(Debug, Clone, PartialEq)]
@@ -216,7 +219,7 @@ impl ApiIndex {
             .or_else(|| {
                 member.as_ref().and_then(|(q, _)| {
                     self.attributes
-                        .get(&(owner(q).to_string(), name.to_string()))
+                        .get(&(owner_of(q).to_string(), name.to_string()))
                 })
             });
         let value = match (&member, held) {
@@ -235,20 +238,16 @@ impl ApiIndex {
         if self.prefix.is_empty() {
             return Some(Value::Module(name.to_string()));
         }
-        self.js_import(&format!("{}default", self.prefix))
+        self.value(&format!("{}default", self.prefix))
             .or_else(|| Some(Value::Module(self.prefix.clone())))
     }
 
-    /// What importing the npm export `path` (`axios:default`, `axios:create`) gives.
-    fn js_import(&self, path: &str) -> Option<Value> {
+    /// What importing the public path `path` gives (`sdk.Client`, `axios:default`), nothing
+    /// mentioned.
+    fn value(&self, path: &str) -> Option<Value> {
         let (q, k) = self.symbol(path)?;
         self.value_of(q, *k)
     }
-}
-
-/// `a.B.c` -> `a.B`; `pkg:A.b` -> `pkg:A`.
-fn owner(q: &str) -> &str {
-    q.rsplit_once('.').map_or("", |(o, _)| o)
 }
 
 /// How deep [`Reader::walk`] and [`Reader::eval`] descend: far past any example, well short of
@@ -350,24 +349,16 @@ impl Reader<'_> {
                 let names: Vec<Node> = n.children_by_field_name("name", &mut cursor).collect();
                 for name in names {
                     let (path, alias) = self.aliased(name);
-                    let (bound, value) = match alias {
-                        Some(a) => (
-                            a,
-                            self.api
-                                .symbol(&path)
-                                .and_then(|(q, k)| self.api.value_of(q, *k)),
-                        ),
-                        // `import a.b` binds `a`.
+                    // `import a.b as c` binds `c` to `a.b`; `import a.b` binds `a`.
+                    let bound = match alias {
+                        Some(a) => (a, path),
                         None => {
                             let top = path.split('.').next().unwrap_or_default().to_string();
-                            let v = self
-                                .api
-                                .symbol(&top)
-                                .and_then(|(q, k)| self.api.value_of(q, *k));
-                            (top, v)
+                            (top.clone(), top)
                         }
                     };
-                    self.bind(bound, value);
+                    let value = self.api.value(&bound.1);
+                    self.bind(bound.0, value);
                 }
                 true
             }
@@ -414,7 +405,7 @@ impl Reader<'_> {
                 let Some(source) = n.child_by_field_name("source") else {
                     return true;
                 };
-                let from = self.text(source).trim_matches(['"', '\'', '`']).to_string();
+                let from = unquote(self.text(source));
                 if !self.api.roots.contains(&from) {
                     return true;
                 }
@@ -460,7 +451,7 @@ impl Reader<'_> {
                 // `import axios from 'axios'`
                 "identifier" => {
                     let name = self.text(part).to_string();
-                    let v = self.api.js_import(&format!("{prefix}default"));
+                    let v = self.api.value(&format!("{prefix}default"));
                     self.bind(name, v);
                 }
                 // `import * as lib from 'lib'`
@@ -597,18 +588,8 @@ impl Reader<'_> {
                 self.lookup(&name)
             }
             "attribute" | "member_expression" => {
-                let (object, field) = if python {
-                    (
-                        n.child_by_field_name("object"),
-                        n.child_by_field_name("attribute"),
-                    )
-                } else {
-                    (
-                        n.child_by_field_name("object"),
-                        n.child_by_field_name("property"),
-                    )
-                };
-                let (object, field) = (object?, field?);
+                let object = n.child_by_field_name("object")?;
+                let field = n.child_by_field_name(if python { "attribute" } else { "property" })?;
                 let base = self.eval(object, python);
                 let name = self.text(field).to_string();
                 base.and_then(|b| self.member_of(b, &name))
@@ -620,7 +601,7 @@ impl Reader<'_> {
                 if !python && self.text(callee) == "require" {
                     let from = args
                         .and_then(|a| a.named_child(0))
-                        .map(|s| self.text(s).trim_matches(['"', '\'', '`']).to_string())?;
+                        .map(|s| unquote(self.text(s)))?;
                     return self.api.root(&from);
                 }
                 if let Some(args) = args {
@@ -736,10 +717,10 @@ pub fn page_examples(
                 BlockLanguage::Python => without_prompts(&code),
                 _ => code,
             };
-            let grammar: tree_sitter::Language = match lang {
-                BlockLanguage::Python => tree_sitter_python::LANGUAGE.into(),
-                BlockLanguage::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-                BlockLanguage::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            let grammar = match lang {
+                BlockLanguage::Python => super::python::language(),
+                BlockLanguage::JavaScript => syntax::javascript(),
+                BlockLanguage::TypeScript => syntax::typescript(),
             };
             let mut parser = Parser::new();
             if parser.set_language(&grammar).is_err() {

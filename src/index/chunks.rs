@@ -11,7 +11,7 @@ use oxigraph::model::NamedNode;
 use serde::{Deserialize, Serialize};
 
 use crate::lower::{kind_name, name_rows};
-use crate::model::Ecosystem;
+use crate::model::{Ecosystem, owner_of};
 use crate::queries;
 use crate::store::{ReleaseInfo, get_str};
 use crate::store::{Store, StoreError};
@@ -692,11 +692,6 @@ impl DocstringMentions {
         }
         out
     }
-}
-
-/// `a.B.c` → `a.B`; `mobx:A.b` → `mobx:A`.
-fn owner_of(qualified_name: &str) -> &str {
-    qualified_name.rsplit_once('.').map_or("", |(o, _)| o)
 }
 
 #[cfg(test)]

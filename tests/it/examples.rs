@@ -3,41 +3,23 @@
 //! and on npm, and the guides of a wheel's sdist read as `refgraph add` reads them.
 
 use refgraph::answer::Engine;
-use refgraph::ingest::{Limits, ingest_files};
-use refgraph::model::{Ecosystem, PackageId};
+use refgraph::ingest::{Ingester, Limits};
 use refgraph::store::Store;
 
-use crate::support::cache_dir;
+use crate::support::{cache_dir, sparql_rows as rows};
 
-/// Fetches a release as `refgraph add` does and ingests it into a new in-memory store.
-fn added(ecosystem: Ecosystem, name: &str, version: &str) -> Engine {
-    let id = PackageId::new(ecosystem, name);
-    let cache = cache_dir().join(ecosystem.as_str());
-    let fetched = match ecosystem {
-        Ecosystem::Npm => refgraph::fetch::fetch_npm(&id, version, &cache, &|_, _| {}),
-        _ => refgraph::fetch::fetch_pypi(&id, version, &cache, &|_, _| {}),
-    }
-    .unwrap_or_else(|e| panic!("fetching {name} {version}: {e}"));
-    let (files, diags) =
-        refgraph::ingest::read_fetched(&id, version, &fetched, &Limits::default()).unwrap();
+/// Fetches and ingests a release (`pkg:pypi/openai@1.54.4`) as `refgraph add` does, into a new
+/// in-memory store.
+fn added(release: &str) -> Engine {
     let store = Store::in_memory();
-    ingest_files(&store, &id, version, &files, diags, &fetched.url, None).unwrap();
+    let ingester = Ingester {
+        cache: cache_dir(),
+        limits: Limits::default(),
+    };
+    ingester
+        .add(&store, release, &|_, _| {})
+        .unwrap_or_else(|e| panic!("adding {release}: {e}"));
     Engine::new(store)
-}
-
-/// The values of `vars` in each row of a SELECT.
-fn rows(e: &Engine, query: &str, vars: &[&str]) -> Vec<Vec<String>> {
-    let json = e.sparql(query).unwrap();
-    json["results"]["bindings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            vars.iter()
-                .map(|v| b[v]["value"].as_str().unwrap_or_default().to_string())
-                .collect()
-        })
-        .collect()
 }
 
 /// The symbols each doc section of `release` is linked to: (section path, qualified name).
@@ -62,7 +44,7 @@ fn linked(links: &[(String, String)], section: &str, name: &str) -> bool {
 fn a_python_readme_block_reaches_the_method_it_calls_through_its_client() {
     // openai's README: `client = OpenAI()`, then `client.chat.completions.create(...)`. Only
     // the client's attributes lead there: `create` alone names dozens of methods.
-    let store = added(Ecosystem::Pypi, "openai", "1.54.4");
+    let store = added("pkg:pypi/openai@1.54.4");
     let links = section_links(&store, "pkg:pypi/openai@1.54.4");
     assert!(
         linked(
@@ -88,7 +70,7 @@ fn an_npm_readme_block_reaches_members_through_the_default_export_and_a_factory(
     // axios's README: `const instance = axios.create({...})`, then
     // `instance.defaults.headers.common[...] = ...`. `axios` is declared `AxiosStatic`, whose
     // `create` returns an `AxiosInstance`.
-    let store = added(Ecosystem::Npm, "axios", "1.7.7");
+    let store = added("pkg:npm/axios@1.7.7");
     let links = section_links(&store, "pkg:npm/axios@1.7.7");
     assert!(
         linked(
@@ -112,7 +94,7 @@ fn an_npm_readme_block_reaches_members_through_the_default_export_and_a_factory(
 fn a_wheels_guides_come_from_its_sdist_with_their_examples() {
     // tenacity's wheel ships its README only; the sdist's doc/source/index.rst writes its
     // examples in Sphinx `testcode` blocks, whose code the reST parser alone dropped.
-    let store = added(Ecosystem::Pypi, "tenacity", "9.0.0");
+    let store = added("pkg:pypi/tenacity@9.0.0");
     let links = section_links(&store, "pkg:pypi/tenacity@9.0.0");
     assert!(
         linked(&links, "Examples > Stopping", "tenacity.stop_after_attempt"),

@@ -195,26 +195,15 @@ fn what_a_document_says_of_its_tags_is_a_fact_of_the_release() {
     let e = petstore();
     let q = "PREFIX rg: <https://refgraph.dev/ontology#>
              SELECT ?r ?d WHERE { GRAPH ?r { ?r rg:tagDescription ?d } } ORDER BY ?r";
-    let rows = e.sparql(q).unwrap()["results"]["bindings"].clone();
-    let rows: Vec<(String, String)> = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            (
-                b["r"]["value"].as_str().unwrap().to_string(),
-                b["d"]["value"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let rows = crate::support::sparql_rows(&e, q, &["r", "d"]);
     // 1.0.0 describes no tag; 2.0.0 describes `pets` and not `stores`.
     assert_eq!(
         rows,
-        [(
+        [[
             "pkg:generic/petstore@2.0.0".to_string(),
             "pets\tAnimals for sale, and their adoption records. Each pet belongs to one store."
                 .to_string()
-        )]
+        ]]
     );
 }
 

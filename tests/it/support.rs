@@ -190,3 +190,18 @@ pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// Rows of a SPARQL SELECT's answer as strings, in the order of `vars` (unbound: empty).
+pub fn sparql_rows(engine: &Engine, query: &str, vars: &[&str]) -> Vec<Vec<String>> {
+    let answer = engine.sparql(query).unwrap();
+    answer["results"]["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            vars.iter()
+                .map(|v| b[*v]["value"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .collect()
+}

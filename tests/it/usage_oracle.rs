@@ -14,7 +14,7 @@ use refgraph::model::{Ecosystem, PackageId};
 use refgraph::store::Store;
 use serde_json::{Value, json};
 
-use crate::support::{cache_dir, repo};
+use crate::support::{cache_dir, repo, sparql_rows as rows};
 
 struct Sdk {
     ecosystem: Ecosystem,
@@ -275,21 +275,6 @@ fn usage_paths_run_on_the_installed_releases() {
     println!("overall: {valid}/{checked} = {rate:.3}");
     assert!(checked >= 30, "only {checked} methods checked");
     assert!(rate >= 0.9, "usage paths valid {rate:.3} < 0.9");
-}
-
-/// Rows of a SPARQL answer as strings, in the order of `vars`.
-fn rows(engine: &Engine, query: &str, vars: &[&str]) -> Vec<Vec<String>> {
-    let answer = engine.sparql(query).unwrap();
-    answer["results"]["bindings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            vars.iter()
-                .map(|v| b[*v]["value"].as_str().unwrap_or_default().to_string())
-                .collect()
-        })
-        .collect()
 }
 
 /// The `requests` relations (the HTTP request a method body sends, which links it to the

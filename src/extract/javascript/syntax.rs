@@ -274,7 +274,8 @@ pub fn collapse_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn unquote(s: &str) -> String {
+/// A string literal's text without its quotes.
+pub(crate) fn unquote(s: &str) -> String {
     s.trim_matches(|c| c == '"' || c == '\'' || c == '`')
         .to_string()
 }
