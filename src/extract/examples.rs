@@ -17,6 +17,7 @@
 //! nothing otherwise: nothing is guessed from a variable's name.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use tree_sitter::{Node, Parser};
 
@@ -39,7 +40,7 @@ enum Value {
 }
 
 /// The language a code block is parsed in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BlockLanguage {
     Python,
     JavaScript,
@@ -47,6 +48,14 @@ pub enum BlockLanguage {
 }
 
 impl BlockLanguage {
+    fn grammar(self) -> tree_sitter::Language {
+        match self {
+            BlockLanguage::Python => super::python::language(),
+            BlockLanguage::JavaScript => syntax::javascript(),
+            BlockLanguage::TypeScript => syntax::typescript(),
+        }
+    }
+
     /// The language of a fenced block of a release in `ecosystem_language` (`python` or
     /// `javascript`), from its info string; an unmarked block is read in the release's own
     /// language. None for another language (a shell session, JSON, another language's SDK).
@@ -703,6 +712,8 @@ pub fn page_examples(
     release_language: &str,
 ) -> Vec<Vec<String>> {
     let mut env: HashMap<String, Value> = HashMap::new();
+    // One parser per language for the page's blocks.
+    let mut parsers: HashMap<BlockLanguage, Parser> = HashMap::new();
     let mut out = Vec::new();
     for section in &page.sections {
         let mut found: Vec<String> = Vec::new();
@@ -717,15 +728,16 @@ pub fn page_examples(
                 BlockLanguage::Python => without_prompts(&code),
                 _ => code,
             };
-            let grammar = match lang {
-                BlockLanguage::Python => super::python::language(),
-                BlockLanguage::JavaScript => syntax::javascript(),
-                BlockLanguage::TypeScript => syntax::typescript(),
+            let parser = match parsers.entry(lang) {
+                Entry::Occupied(p) => p.into_mut(),
+                Entry::Vacant(slot) => {
+                    let mut p = Parser::new();
+                    if p.set_language(&lang.grammar()).is_err() {
+                        continue;
+                    }
+                    slot.insert(p)
+                }
             };
-            let mut parser = Parser::new();
-            if parser.set_language(&grammar).is_err() {
-                continue;
-            }
             let Some(tree) = parser.parse(code.as_bytes(), None) else {
                 continue;
             };
