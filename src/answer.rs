@@ -544,6 +544,11 @@ pub struct VersionCheck {
     /// installed: the test its module makes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requires: Option<Requirement>,
+    /// In the requested release (the newest indexed one when none is asked), the name (or a
+    /// name it is under) is bound at run time only to a stub of a removed API, whose every
+    /// call raises: what using it does. It is answered absent there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raises_on_use: Option<String>,
     /// Every indexed release of the package, oldest first.
     pub versions: Vec<VersionEntry>,
     /// First indexed release that has it (it may be older than every indexed release).

@@ -176,10 +176,14 @@ pub fn summary_of(doc: &str) -> String {
 ///   `if`, in an `except`) no longer deprecates its function, class or module: it deprecates
 ///   an argument or a way of calling (httpx 0.27's `Client`, for its `proxies` argument).
 /// - PyPI 7: nor does one in a loop, a comprehension or a lambda.
+/// - PyPI 8: star imports bind in statement order (a later one wins); a package shadows a
+///   module file of the same name; unpacking (`A, B = ...`) binds its names; plotly's
+///   `relative_import` tables are read; a name bound to a stub whose every call raises a
+///   removal error is not available (`rg:raisesOnUse`).
 pub fn facts_version(ecosystem: Ecosystem) -> i64 {
     match ecosystem {
         Ecosystem::Npm => 4,
-        Ecosystem::Pypi => 7,
+        Ecosystem::Pypi => 8,
         Ecosystem::Generic => 2,
     }
 }
@@ -274,6 +278,13 @@ pub fn release_quads(
             &node(symbol_iri(package, module)),
             rg::GUARDED_BY,
             &format!("{name}\t{test}"),
+        );
+    }
+    for (module, name, why) in &facts.raises_on_use {
+        w.str(
+            &node(symbol_iri(package, module)),
+            rg::RAISES_ON_USE,
+            &format!("{name}\t{why}"),
         );
     }
     lower_relations(&mut w, package, &release, facts);

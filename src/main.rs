@@ -1003,6 +1003,9 @@ fn cmd_versions(cli: &Cli, data: &Path, name: &str, package: &Option<String>) ->
                 r.module, r.test
             );
         }
+        if let Some(why) = &c.raises_on_use {
+            println!("  bound, but not available: {why}");
+        }
         if let Some(v) = &c.introduced_in {
             println!("  first indexed release with it: {v}");
         }

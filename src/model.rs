@@ -308,6 +308,10 @@ pub struct ReleaseFacts {
     /// `if not is_torch_available(): raise ... else: from .modeling_auto import AutoModel`):
     /// `(module, name, the test as written)`.
     pub guarded: Vec<(String, String, String)>,
+    /// Names a module binds to a stub of a removed API, an instance whose every call raises a
+    /// removal error (openai 1.x's `openai.Completion`): `(module, name, what using it does)`.
+    /// Bound, but not available.
+    pub raises_on_use: Vec<(String, String, String)>,
 }
 
 #[cfg(test)]

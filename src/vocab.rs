@@ -68,6 +68,7 @@ pub mod rg {
         UNKNOWN_MEMBERS = "unknownMembers",
         MAYBE_BOUND = "maybeBound",
         GUARDED_BY = "guardedBy",
+        RAISES_ON_USE = "raisesOnUse",
         BOUND_NAMES = "boundNames",
         DEFINED_IN = "definedIn",
         PARENT = "parent",

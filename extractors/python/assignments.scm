@@ -1,5 +1,6 @@
 ; Name bindings by assignment: `Alias = Target`, `__all__ = [...]`, `__all__ += [...]`,
-; `__all__.extend([...])` / `__all__.append("x")`, and annotated class fields (`x: int = 0`).
+; `__all__.extend([...])` / `__all__.append("x")`, annotated class fields (`x: int = 0`), and
+; unpacking (`A, B = ...`, `(A, B) = ...`, `[A, *rest] = ...`).
 
 (expression_statement
   (assignment
@@ -30,3 +31,10 @@
       object: (_) @object
       attribute: (identifier) @name)
     right: (_) @value)) @assignment.attribute
+
+; `A, B = pair()`, `__all__, __getattr__, __dir__ = relative_import(...)`: every plain name of
+; the pattern is bound, each to a value only the run time knows.
+(expression_statement
+  (assignment
+    left: [(pattern_list) (tuple_pattern) (list_pattern)] @targets
+    right: (_) @value)) @assignment.unpack

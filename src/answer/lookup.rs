@@ -378,6 +378,7 @@ impl LookupService<'_> {
         let mut endpoint_keys: Option<Vec<String>> = None;
         let mut unknown_reason = None;
         let mut requires = None;
+        let mut raises_on_use = None;
         for r in &rels {
             if requested.as_ref() == Some(&r.version) {
                 requires = self.guard_of(&r.release, name)?;
@@ -394,7 +395,21 @@ impl LookupService<'_> {
                     }
                 }
             }
+            // A stub of a removed API: bound (a module variable, or nothing of its own when a
+            // name under it is asked), but every use raises.
+            let stub = match hit.first() {
+                None => self.raises_on_use(&r.release, name)?,
+                Some((symbol, qname, _)) if self.is_variable(&r.release, symbol)? => {
+                    self.raises_on_use(&r.release, qname)?
+                }
+                Some(_) => None,
+            };
+            // Said of the requested release, or of the newest when none is asked.
+            if requested.as_ref().is_none_or(|v| v == &r.version) {
+                raises_on_use = stub.clone();
+            }
             let entry = match hit.first() {
+                _ if stub.is_some() => VersionEntry::without_symbol(&r.version, Some(false)),
                 Some((symbol, qname, _)) => {
                     let d = self.detail_of(r, symbol)?;
                     let sig = d.signature.clone();
@@ -444,6 +459,7 @@ impl LookupService<'_> {
             }),
             unknown_reason,
             requires,
+            raises_on_use,
             requested_version: requested,
             introduced_in: first.map(|i| versions[i].version.clone()),
             removed_in,
@@ -476,6 +492,33 @@ impl LookupService<'_> {
             }
         }
         Ok(false)
+    }
+
+    /// Whether `symbol` is a variable (an `attribute` symbol: a module's `X = ...`).
+    fn is_variable(&self, release: &str, symbol: &str) -> Result<bool, LookupError> {
+        let facts = self.e.facts_of(release, symbol)?;
+        Ok(facts
+            .get(oxigraph::model::vocab::rdf::TYPE.as_str())
+            .and_then(|t| t.first())
+            .is_some_and(|t| kind_name(t) == "attribute"))
+    }
+
+    /// What using `name` does in `release` when it, or a name it is under, is bound to a stub
+    /// of a removed API (`rg:raisesOnUse`): `openai.Completion.create` raises as
+    /// `openai.Completion` does.
+    fn raises_on_use(&self, release: &str, name: &str) -> Result<Option<String>, LookupError> {
+        let mut path = name;
+        loop {
+            if let Some((why, _)) =
+                self.parent_entry(release, path, crate::vocab::rg::RAISES_ON_USE)?
+            {
+                return Ok(Some(why));
+            }
+            match path.rsplit_once('.') {
+                Some((parent, _)) if parent.contains('.') => path = parent,
+                _ => return Ok(None),
+            }
+        }
     }
 
     /// The optional-dependency test under which `name`'s module binds it in `release`.

@@ -229,9 +229,18 @@ fn choose_module_files(
         let Some(m) = module_name_for(cython.as_deref().unwrap_or(&f.path)) else {
             continue;
         };
+        let package = m.is_package;
         let entry = by_module
             .entry(m.dotted.clone())
-            .or_insert_with(|| (m, None, None, None));
+            .or_insert_with(|| (m.clone(), None, None, None));
+        // A package's `__init__` shadows a module file of the same name beside its folder
+        // (plotly 4 ships a stale `graph_objects.py` next to `graph_objects/__init__.py`):
+        // the import system looks for the package first, and so do type checkers.
+        if package && !entry.0.is_package {
+            *entry = (m, None, None, None);
+        } else if !package && entry.0.is_package {
+            continue;
+        }
         let slot = if f.path.ends_with(".pyi") {
             &mut entry.2
         } else if cython.is_some() {
@@ -424,9 +433,14 @@ fn merge_stub(source: &mut ModuleSyntax, stub: ModuleSyntax) {
             .cloned()
             .collect();
         source.bindings.extend(from_stub);
+        // The stub's lines are not the source's: its star imports come before anything the
+        // source binds itself.
         source
             .star_imports
-            .extend(stub.star_imports.iter().cloned());
+            .extend(stub.star_imports.iter().map(|s| StarImport {
+                module: s.module.clone(),
+                line: 0,
+            }));
         if source.all.is_none() && source.all_refs.is_empty() {
             source.all = stub.all.clone();
             source.all_refs = stub.all_refs.clone();
@@ -492,6 +506,14 @@ fn merge_def(mine: &mut Def, stub: Def) {
     }
 }
 
+/// `from module import *` at `line` (1-based) of the module's file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StarImport {
+    /// The absolute module name.
+    pub module: String,
+    pub line: usize,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModuleName {
     pub dotted: String,
@@ -549,8 +571,8 @@ pub struct ModuleSyntax {
     pub defs: Vec<Def>,
     /// Module-level names bound by import or assignment, in source order.
     pub bindings: Vec<Binding>,
-    /// Absolute module names of `from M import *`.
-    pub star_imports: Vec<String>,
+    /// `from M import *`, in source order.
+    pub star_imports: Vec<StarImport>,
     /// `lazy_loader.attach_stub(__name__, __file__)`: the module serves, lazily, what its
     /// `.pyi` stub imports and lists in `__all__`.
     pub attaches_stub: bool,
@@ -583,6 +605,10 @@ pub struct ModuleSyntax {
     /// a function's `global` binding that the module does not call itself, or another
     /// module's `mod.name = ...`. They exist once that code has run.
     pub maybe_bound: Vec<(String, String)>,
+    /// Module names bound to what a call of a class or function returns, with the callee as
+    /// written: `Completion = APIRemovedInV1Proxy(symbol="Completion")`, or a loop over a
+    /// constant table that writes `globals()[name] = Proxy(name)`.
+    pub instances: Vec<(String, String)>,
     /// Lines (first, last) that run only when an optional dependency is installed, with the
     /// test as written (`is_torch_available()`).
     pub guards: Vec<(usize, usize, String)>,
@@ -734,6 +760,9 @@ pub struct Def {
     /// For a class that looks like a metaclass (a base `type` or `...Meta...`): what its
     /// methods set on the classes it makes.
     pub class_writes: Option<ClassWrites>,
+    /// A `__call__` whose body raises before it does anything else: the exception as written
+    /// (`APIRemovedInV1(symbol=self._symbol)`). Read for `__call__` only.
+    pub raises: Option<String>,
 }
 
 /// What a metaclass's methods write on other objects: `klass.opts = ...` (a name), and
@@ -923,6 +952,7 @@ impl Def {
             metaclass: None,
             class_names: vec![],
             class_writes: None,
+            raises: None,
         }
     }
 
@@ -1029,7 +1059,7 @@ fn parse_file(
         .then(|| protobuf_module(&scope.statements, src, &mut syntax))
         .flatten();
     // Module-level loops over a constant table that bind names through `globals()[...]`.
-    let loops = if contains(whole, b"globals()[") {
+    let loops = if contains(whole, b"globals()[") || folder.has_namespace_alias() {
         globals_loops(root, &folder, &mut syntax)
     } else {
         Vec::new()
@@ -1038,7 +1068,7 @@ fn parse_file(
     // Module-level statements, or a function that writes the module's globals when called.
     syntax.writes_globals = scope.statements.iter().any(|stmt| {
         let t = text(*stmt, src);
-        (t.contains("globals()") || t.contains("sys.modules[__name__]"))
+        (folder.writes_namespace(*stmt) || t.contains("sys.modules[__name__]"))
             && !in_loop(stmt.start_byte())
             && !generated
                 .as_ref()
@@ -1531,6 +1561,22 @@ fn fold_overloads_list(defs: &mut Vec<Def>) {
     *defs = out;
 }
 
+/// The exception a body raises before anything else (after its docstring), as written.
+fn raises_first(body: Node, src: &[u8]) -> Option<String> {
+    let mut c = body.walk();
+    let first = body
+        .named_children(&mut c)
+        .filter(|s| s.kind() != "comment")
+        .find(|s| {
+            !(s.kind() == "expression_statement"
+                && s.named_child(0).is_some_and(|n| n.kind() == "string"))
+        })?;
+    (first.kind() == "raise_statement")
+        .then(|| first.named_child(0))
+        .flatten()
+        .map(|e| collapse_ws(text(e, src)))
+}
+
 fn build_def(
     node: Node,
     params: Option<Node>,
@@ -1591,6 +1637,7 @@ fn build_def(
         metaclass: None,
         class_names: Vec::new(),
         class_writes: None,
+        raises: None,
     };
     if let Some(doc) = &def.doc {
         docstring::describe(&mut def.params, doc);
@@ -1605,6 +1652,9 @@ fn build_def(
         && let (Some(b), Some(p)) = (body, params)
     {
         def.attributes = init_attributes(node, p, b, src);
+    }
+    if def.name == "__call__" {
+        def.raises = body.and_then(|b| raises_first(b, src));
     }
     if let Some(b) = bases {
         let mut cursor = b.walk();
@@ -2422,7 +2472,8 @@ fn import_bindings(node: Node, src: &[u8], syntax: &mut ModuleSyntax) {
                 .named_children(&mut w)
                 .any(|n| n.kind() == "wildcard_import")
             {
-                syntax.star_imports.push(module);
+                let line = line_of(node);
+                syntax.star_imports.push(StarImport { module, line });
                 return;
             }
             let mut w = node.walk();
@@ -2551,45 +2602,24 @@ fn collect_lazy_attach<'t>(statements: &[Node<'t>], src: &[u8], syntax: &mut Mod
         else {
             continue;
         };
-        let Some(function) = call.child_by_field_name("function").map(|f| text(f, src)) else {
+        let Some(form) = lazy_form(call, src) else {
             continue;
         };
-        let function = function.rsplit('.').next().unwrap_or(function);
-        if function == "attach_stub" {
-            syntax.attaches_stub = true;
-            continue;
-        }
-        if function != "attach" {
-            continue;
-        }
         let Some(args) = call.child_by_field_name("arguments") else {
             continue;
         };
-        let (mut submodules, mut attrs) = (None, None);
-        let mut positional = 0;
-        let mut cursor = args.walk();
-        for arg in args.named_children(&mut cursor) {
-            if arg.kind() == "keyword_argument" {
-                let (Some(k), Some(v)) = (
-                    arg.child_by_field_name("name"),
-                    arg.child_by_field_name("value"),
-                ) else {
-                    continue;
-                };
-                match text(k, src) {
-                    "submodules" => submodules = Some(v),
-                    "submod_attrs" => attrs = Some(v),
-                    _ => {}
-                }
-            } else if arg.kind() != "comment" {
-                match positional {
-                    1 => submodules = Some(arg),
-                    2 => attrs = Some(arg),
-                    _ => {}
-                }
-                positional += 1;
+        match form {
+            LazyForm::AttachStub => {
+                syntax.attaches_stub = true;
+                continue;
             }
+            LazyForm::RelativeImport => {
+                relative_import(args, line_of(*stmt), &literal, src, syntax);
+                continue;
+            }
+            LazyForm::Attach => {}
         }
+        let [submodules, attrs] = table_arguments(args, src, ["submodules", "submod_attrs"]);
         let line = line_of(*stmt);
         let mut names = Vec::new();
         if let Some(list) = submodules.and_then(literal) {
@@ -2635,6 +2665,114 @@ fn collect_lazy_attach<'t>(statements: &[Node<'t>], src: &[u8], syntax: &mut Mod
         }
         syntax.all.get_or_insert_with(Vec::new).extend(names);
     }
+}
+
+/// The lazy-loading calls whose tables are read: lazy_loader's `attach` and `attach_stub`,
+/// plotly's `relative_import`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LazyForm {
+    Attach,
+    AttachStub,
+    RelativeImport,
+}
+
+/// Which lazy-loading call `call` is, by the function's last name.
+fn lazy_form(call: Node, src: &[u8]) -> Option<LazyForm> {
+    if call.kind() != "call" {
+        return None;
+    }
+    let function = text(call.child_by_field_name("function")?, src);
+    match function.rsplit('.').next().unwrap_or(function) {
+        "attach" => Some(LazyForm::Attach),
+        "attach_stub" => Some(LazyForm::AttachStub),
+        "relative_import" => Some(LazyForm::RelativeImport),
+        _ => None,
+    }
+}
+
+/// plotly's `__all__, __getattr__, __dir__ = relative_import(__name__, [".bar"],
+/// ["._bar.Bar", "..graph_objs.Scatter"])`: the module serves each listed submodule and each
+/// listed class under its last name, imported with `importlib.import_module(path,
+/// __name__)` (so a leading dot is the module itself), and lists them all in `__all__`.
+fn relative_import<'t>(
+    args: Node<'t>,
+    line: usize,
+    literal: &dyn Fn(Node<'t>) -> Option<Node<'t>>,
+    src: &[u8],
+    syntax: &mut ModuleSyntax,
+) {
+    let [modules, classes] = table_arguments(args, src, ["rel_modules", "rel_classes"]);
+    let strings = |n: Option<Node<'t>>| {
+        let mut parts = AllParts::default();
+        if let Some(list) = n.and_then(literal) {
+            parts.read(list, src);
+        }
+        parts.names
+    };
+    let mut names = Vec::new();
+    for path in strings(modules) {
+        let Some(module) = absolute_module(&syntax.name, true, &path) else {
+            continue;
+        };
+        let name = module.rsplit('.').next().unwrap_or(&module).to_string();
+        syntax.bindings.push(Binding {
+            name: name.clone(),
+            target: BindingTarget::Module(module),
+            line,
+            type_only: false,
+        });
+        names.push(name);
+    }
+    for path in strings(classes) {
+        let Some((from, name)) = path.rsplit_once('.') else {
+            continue;
+        };
+        let Some(module) = absolute_module(&syntax.name, true, from) else {
+            continue;
+        };
+        syntax.bindings.push(Binding {
+            name: name.to_string(),
+            target: BindingTarget::FromImport {
+                module,
+                name: name.to_string(),
+            },
+            line,
+            type_only: false,
+        });
+        names.push(name.to_string());
+    }
+    syntax.all.get_or_insert_with(Vec::new).extend(names);
+}
+
+/// The two tables a lazy-loading call takes after `__name__`: its second and third positional
+/// arguments, or the keyword arguments `keywords` names.
+fn table_arguments<'t>(args: Node<'t>, src: &[u8], keywords: [&str; 2]) -> [Option<Node<'t>>; 2] {
+    let mut out = [None, None];
+    let mut positional: usize = 0;
+    let mut cursor = args.walk();
+    for arg in args.named_children(&mut cursor) {
+        match arg.kind() {
+            "keyword_argument" => {
+                let (Some(k), Some(v)) = (
+                    arg.child_by_field_name("name"),
+                    arg.child_by_field_name("value"),
+                ) else {
+                    continue;
+                };
+                if let Some(i) = keywords.iter().position(|w| *w == text(k, src)) {
+                    out[i] = Some(v);
+                }
+            }
+            "comment" => {}
+            _ => {
+                if let Some(slot) = positional.checked_sub(1).and_then(|i| out.get_mut(i)) {
+                    *slot = Some(arg);
+                }
+                positional += 1;
+            }
+        }
+    }
+    out
 }
 
 /// `node` itself, or the value of the module-level assignment an identifier names (the last
@@ -2832,24 +2970,12 @@ fn bind_loop_variables(scope: &Scope, folder: &fold::Folder, syntax: &mut Module
         .chain(syntax.maybe_bound.iter().map(|(n, _)| n.as_str()))
         .map(String::from)
         .collect();
-    fn variables<'s>(pattern: Node, src: &'s [u8], out: &mut Vec<&'s str>) {
-        match pattern.kind() {
-            "identifier" => out.push(text(pattern, src)),
-            "pattern_list" | "tuple_pattern" | "list_pattern" | "parenthesized_expression" => {
-                let mut c = pattern.walk();
-                for p in pattern.named_children(&mut c) {
-                    variables(p, src, out);
-                }
-            }
-            _ => {}
-        }
-    }
     for lp in loops {
         let Some(left) = lp.child_by_field_name("left") else {
             continue;
         };
         let mut names = Vec::new();
-        variables(left, src, &mut names);
+        pattern_variables(left, src, &mut names);
         let runs = lp
             .child_by_field_name("right")
             .is_some_and(|r| folder.non_empty(r));
@@ -2893,9 +3019,14 @@ fn globals_loops(
     let mut read = Vec::new();
     let mut c = root.walk();
     for stmt in root.named_children(&mut c) {
-        let Some(names) = folder.globals_loop(stmt) else {
+        let Some((names, callee)) = folder.globals_loop(stmt) else {
             continue;
         };
+        if let Some(callee) = callee {
+            syntax
+                .instances
+                .extend(names.iter().map(|n| (n.clone(), callee.clone())));
+        }
         let bound = syntax.names_bound();
         let mut fresh: Vec<&String> = names
             .iter()
@@ -3084,21 +3215,28 @@ fn collect_assignment(
         let mut ty = None;
         let mut object = None;
         let mut pattern = "";
+        let mut targets = None;
         for c in m.captures() {
             match names[c.index as usize] {
                 p @ ("assignment"
                 | "assignment.augmented"
                 | "assignment.call"
-                | "assignment.attribute") => {
+                | "assignment.attribute"
+                | "assignment.unpack") => {
                     stmt = Some(c.node);
                     pattern = p;
                 }
                 "name" => name = Some(text(c.node, src)),
+                "targets" => targets = Some(c.node),
                 "object" => object = Some(c.node),
                 "value" => value = Some(c.node),
                 "type" => ty = Some(c.node),
                 _ => {}
             }
+        }
+        if let (Some(stmt), Some(targets)) = (stmt, targets) {
+            bind_unpacked(targets, value, stmt, src, syntax);
+            continue;
         }
         let (Some(stmt), Some(name)) = (stmt, name) else {
             continue;
@@ -3214,6 +3352,67 @@ fn collect_assignment(
     }
 }
 
+/// `A, B = ...` binds every plain name of the pattern: in a class body, class attributes; in
+/// the module, variables. An unpacked `__all__` is computed at run time (its names unknown,
+/// never absent); an unpacked `__getattr__` makes a lazy module whose names are unknown.
+/// The lazy-loading calls [`collect_lazy_attach`] knows are left to it: it reads what they
+/// serve.
+fn bind_unpacked(
+    targets: Node,
+    value: Option<Node>,
+    stmt: Node,
+    src: &[u8],
+    syntax: &mut ModuleSyntax,
+) {
+    if value.is_some_and(|v| lazy_form(v, src).is_some()) {
+        return;
+    }
+    let mut names = Vec::new();
+    pattern_variables(targets, src, &mut names);
+    match enclosing_def(stmt) {
+        Some(cls) if cls.kind() == "class_definition" => {
+            if let Some(path) = class_path(stmt, src)
+                && let Some(def) = find_class_mut(&mut syntax.defs, &path)
+            {
+                def.class_names.extend(names.into_iter().map(String::from));
+            }
+        }
+        Some(_) => {}
+        None => {
+            for name in names {
+                if name == "__all__" {
+                    syntax.all_refs.push(AllRef::Dynamic);
+                    continue;
+                }
+                syntax.bindings.push(Binding {
+                    name: name.to_string(),
+                    target: BindingTarget::Value { annotation: None },
+                    line: line_of(stmt),
+                    type_only: false,
+                });
+            }
+        }
+    }
+}
+
+/// The plain names a target pattern binds: `a, (b, *c)` gives `a`, `b`, `c`.
+fn pattern_variables<'s>(pattern: Node, src: &'s [u8], out: &mut Vec<&'s str>) {
+    match pattern.kind() {
+        "identifier" => out.push(text(pattern, src)),
+        "pattern_list"
+        | "tuple_pattern"
+        | "list_pattern"
+        | "parenthesized_expression"
+        | "list_splat_pattern" => {
+            let mut c = pattern.walk();
+            for p in pattern.named_children(&mut c) {
+                pattern_variables(p, src, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Binds each of `targets` (the plain names of one assignment) to what `value` is: a dotted
 /// expression in the module's namespace, or a variable.
 fn bind_targets(
@@ -3242,6 +3441,11 @@ fn bind_targets(
         },
         None => return,
     };
+    if let Some(callee) = value.and_then(|v| callee_of(v, src)) {
+        syntax
+            .instances
+            .extend(targets.iter().map(|t| (t.clone(), callee.clone())));
+    }
     syntax
         .bindings
         .extend(targets.into_iter().map(|name| Binding {
@@ -3250,6 +3454,17 @@ fn bind_targets(
             line: line_of(stmt),
             type_only: false,
         }));
+}
+
+/// The dotted function or class a call expression calls (`Proxy(...)`, `mod.Proxy(...)`).
+fn callee_of(value: Node, src: &[u8]) -> Option<String> {
+    let f = (value.kind() == "call")
+        .then(|| value.child_by_field_name("function"))
+        .flatten()?;
+    let t = text(f, src);
+    t.chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        .then(|| t.to_string())
 }
 
 /// `global token` in a function, then `token = ...` or `from .dynamic import token` in it:
@@ -3990,6 +4205,35 @@ class C:
                 name: "sib".into()
             }
         )));
+    }
+
+    #[test]
+    fn a_package_shadows_a_module_file_of_the_same_name() {
+        let file = |path: &str, text: &str| SourceFile {
+            path: path.into(),
+            text: text.as_bytes().to_vec(),
+        };
+        // The stale module file comes first in the archive; the import system takes the
+        // package either way.
+        for files in [
+            vec![
+                file("pkg/objs.py", "OLD = 1\n"),
+                file("pkg/objs/__init__.py", "NEW = 1\n"),
+            ],
+            vec![
+                file("pkg/objs/__init__.py", "NEW = 1\n"),
+                file("pkg/objs.py", "OLD = 1\n"),
+            ],
+        ] {
+            let chosen = choose_module_files(&files);
+            let objs: Vec<_> = chosen
+                .iter()
+                .filter(|(m, _, _)| m.dotted == "pkg.objs")
+                .collect();
+            assert_eq!(objs.len(), 1);
+            assert!(objs[0].0.is_package);
+            assert_eq!(objs[0].1.path, "pkg/objs/__init__.py");
+        }
     }
 
     #[test]

@@ -691,3 +691,170 @@ fn protoc_generated_modules_bind_what_their_descriptor_holds() {
     assert_eq!(order.source.file.as_deref(), Some("protohub/orders_pb2.py"));
     assert_eq!(order.source.line, Some(14));
 }
+
+/// What Python itself reaches, by `tests/oracle/py_surface.py check`, for each of `names`
+/// with only the sample folder `dir` on the path.
+fn python_reaches(dir: &str, import: &str, names: &[&str]) -> serde_json::Value {
+    use std::io::Write;
+    let mut child = std::process::Command::new("python3")
+        .arg("-S")
+        .arg(crate::support::repo().join("tests/oracle/py_surface.py"))
+        .args(["check", "--import", import, "--path"])
+        .arg(sample(dir))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs the surface oracle");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(names.join("\n").as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "the surface oracle failed on {dir}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Issue 49, item 0: the namespace star imports, version branches, lazy tables and unpacking
+/// give at run time, each answer held to what Python reaches. `Some(b)` is refgraph's exact
+/// answer and must equal Python's; `None` is "unknown", which must say why.
+#[test]
+fn star_imports_version_branches_and_lazy_tables_answer_what_python_reaches() {
+    // (sample folder, package, [(name, refgraph's answer)])
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, Option<bool>)]);
+    let cases: &[Case] = &[
+        (
+            "graphkit-1.0.0",
+            "graphkit",
+            &[
+                // Both star-imported subpackages bind `community`; the later one wins.
+                ("graphkit.community.louvain_communities", Some(true)),
+                ("graphkit.community.modularity", Some(true)),
+                ("graphkit.community.planted_partition_graph", Some(false)),
+                ("graphkit.planted_partition_graph", Some(true)),
+                ("graphkit.shortest_path", Some(true)),
+                (
+                    "graphkit.generators.community.planted_partition_graph",
+                    Some(true),
+                ),
+                // Unpacking binds every name of its pattern.
+                ("graphkit.MIN_NODES", Some(true)),
+                ("graphkit.MAX_NODES", Some(true)),
+                ("graphkit.DEFAULT_SEED", Some(true)),
+                ("graphkit.DEFAULT_WEIGHT", Some(true)),
+                ("graphkit.OTHER_WEIGHTS", Some(true)),
+                ("graphkit.MEDIUM_NODES", Some(false)),
+            ],
+        ),
+        (
+            "figlib-1.0.0",
+            "figlib",
+            &[
+                // Both arms of the version branch bind; the package shadows `objects.py`.
+                ("figlib.objects.Bar", Some(true)),
+                ("figlib.objects.Scatter", Some(true)),
+                ("figlib.objects.bar.Marker", Some(true)),
+                ("figlib.objects.FigureWidget", Some(true)),
+                // Its second `__getattr__` hands unknown names to the first one, which only
+                // the run time holds: unknown, never "no".
+                ("figlib.objects.Histogram", None),
+                // `relative_import` alone: its tables are read.
+                ("figlib.validators.PadValidator", Some(true)),
+                ("figlib.validators.FontValidator", Some(true)),
+                ("figlib.validators.SizeValidator", Some(false)),
+                // A lazy table no reader knows: unknown, never "no".
+                ("figlib.themes.Dark", None),
+                ("figlib.themes.Light", None),
+            ],
+        ),
+    ];
+    for (dir, package, expected) in cases {
+        let store = refgraph::store::Store::in_memory();
+        crate::support::ingest(&store, &sample(dir), package, "1.0.0");
+        let e = refgraph::answer::Engine::new(store);
+        let names: Vec<&str> = expected.iter().map(|(n, _)| *n).collect();
+        let python = python_reaches(dir, package, &names);
+        for (name, want) in *expected {
+            let answer = e
+                .lookup()
+                .check_version(Some(package), name, Some("1.0.0"))
+                .unwrap();
+            assert_eq!(answer.available_in_requested, *want, "{name}");
+            match want {
+                Some(b) => assert_eq!(python[name], *b, "{name}: Python disagrees"),
+                None => assert!(
+                    answer
+                        .unknown_reason
+                        .as_deref()
+                        .is_some_and(|r| r.contains("__getattr__")),
+                    "{name}: {:?}",
+                    answer.unknown_reason
+                ),
+            }
+        }
+    }
+}
+
+/// Issue 49, item 4: a name bound only to a stub of a removed API (modelhub, modelled on
+/// openai 1.x: proxies whose every call raises `APIRemovedInV1`) is answered absent, with a
+/// note that says what using it does; Python confirms each of them raises that error. A
+/// name both views export, and a proxy whose call raises something else, stay available.
+#[test]
+fn a_name_bound_only_to_a_stub_that_raises_a_removal_error_is_not_available() {
+    let store = refgraph::store::Store::in_memory();
+    crate::support::ingest(&store, &sample("modelhub-1.0.0"), "modelhub", "1.0.0");
+    let e = refgraph::answer::Engine::new(store);
+    let check = |name: &str| {
+        e.lookup()
+            .check_version(Some("modelhub"), name, Some("1.0.0"))
+            .unwrap()
+    };
+    let stubs = [
+        "modelhub.Completion",
+        "modelhub.Embedding",
+        "modelhub.FineTune",
+        "modelhub.Engine",
+        "modelhub.Completion.create",
+    ];
+    for name in stubs {
+        let c = check(name);
+        assert_eq!(c.available_in_requested, Some(false), "{name}");
+        let why = c.raises_on_use.as_deref().unwrap_or_default();
+        assert!(
+            why.contains("modelhub.lib._old_api.APIRemovedInV1Proxy")
+                && why.contains("APIRemovedInV1(symbol=self._symbol)"),
+            "{name}: {why}"
+        );
+    }
+    for name in [
+        "modelhub.Client",
+        "modelhub.ModelhubError",
+        "modelhub.batches",
+    ] {
+        let c = check(name);
+        assert_eq!(c.available_in_requested, Some(true), "{name}");
+        assert_eq!(c.raises_on_use, None, "{name}");
+    }
+    // The oracle: each stub is bound, and using it raises the removal error.
+    let script = format!(
+        "import sys\nsys.path.insert(0, {:?})\nimport modelhub\nfor path in {:?}:\n    obj = modelhub\n    for part in path.split('.')[1:]:\n        obj = getattr(obj, part)\n    try:\n        obj()\n    except Exception as e:\n        print(path, type(e).__name__)\n",
+        sample("modelhub-1.0.0").display().to_string(),
+        stubs
+    );
+    let out = std::process::Command::new("python3")
+        .args(["-S", "-c", &script])
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = String::from_utf8_lossy(&out.stdout);
+    for name in stubs {
+        assert!(
+            printed.contains(&format!("{name} APIRemovedInV1\n")),
+            "{name}: {printed}"
+        );
+    }
+}

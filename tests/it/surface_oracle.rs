@@ -73,15 +73,22 @@ const RELEASES: &[Release] = &[
     rel("attrs", "23.2.0", "attrs"),
     rel("boto3", "1.28.0", "boto3"),
     rel("boto3", "1.35.0", "boto3"),
+    rel("networkx", "2.8.8", "networkx"),
+    rel("networkx", "3.2.1", "networkx"),
+    rel("plotly", "4.14.3", "plotly"),
+    rel("plotly", "5.24.1", "plotly"),
 ];
 
 /// What is reached so far, with a little room (see the end of the test); measured on
-/// 2026-12-06: recall 0.7982, 0 false, 0.0072 absent. Issue 31's targets are 0.99, 0, 0.01:
-/// the last two are met and asserted as such; recall is held where it is. Of the 11,983 null
-/// answers, 11,308 are astropy 6.1.0's: its unit modules fill `__all__` from the names
-/// `def_unit(..., namespace=globals(), prefixes=True)` injects (km, cm, ...), which only
-/// running astropy's unit machinery can tell.
-const RECALL_FLOOR: f64 = 0.802;
+/// 2026-12-07 over 41 releases: recall 0.8467, 0 false, 0.0057 absent. Issue 31's targets are
+/// 0.99, 0, 0.01: the last two are met and asserted as such; recall is held where it is. Of
+/// the 11,756 null answers, 11,176 are astropy 6.1.0's: its unit modules fill `__all__` from
+/// the names `def_unit(..., namespace=globals(), prefixes=True)` injects (km, cm, ...), which
+/// only running astropy's unit machinery can tell. networkx and plotly (issue 49) read 1.000:
+/// before their star imports were read in statement order, plotly's stale `graph_objects.py`
+/// shadowed by its package and its `relative_import` tables read, 377 of their names were a
+/// false "no".
+const RECALL_FLOOR: f64 = 0.845;
 const ABSENT_CEILING: f64 = 0.01;
 
 fn script() -> PathBuf {

@@ -26,7 +26,10 @@ refgraph to):
   * names of a walked module: every entry of `__all__` that resolves, when `__all__` is a list or
     tuple of strings; else every attribute in `dir(module)` (taken right after the import, so a
     lazy module's `__dir__` counts) not starting with "_" that is a class, a function or a module
-    defined inside the import root. An attribute that raises on access is left out.
+    defined inside the import root. An attribute that raises on access is left out;
+  * names through an alias: an attribute of the import root that is one of its modules under
+    another name (`networkx.community` is `networkx.algorithms.community`, bound by a star
+    import) gives that module's names under the alias's path too, one level deep.
 """
 from __future__ import annotations
 
@@ -85,6 +88,7 @@ def walk(root: str, max_modules: int) -> dict:
     names: dict[str, str] = {}
     failed: dict[str, str] = {}
     walked: list[str] = []
+    aliases: list[tuple[str, object]] = []
     queue = [root]
     seen = {root}
     while queue and len(walked) < max_modules:
@@ -95,7 +99,11 @@ def walk(root: str, max_modules: int) -> dict:
             failed[modname] = f"{type(e).__name__}: {e}"[:200]
             continue
         walked.append(modname)
-        names.update(members(mod, root))
+        found = members(mod, root)
+        names.update(found)
+        for path, kind in found.items():
+            if kind == "module" and modname == root:
+                aliases.append((path, getattr(mod, path.rsplit(".", 1)[1], None)))
         for info in pkgutil.iter_modules(getattr(mod, "__path__", None) or []):
             sub = f"{modname}.{info.name}"
             if info.name.startswith("_") or is_test(info.name) or sub in seen:
@@ -104,6 +112,11 @@ def walk(root: str, max_modules: int) -> dict:
             queue.append(sub)
     for m in walked:
         names.setdefault(m, "module")
+    for path, target in aliases:
+        if not isinstance(target, types.ModuleType) or target.__name__ == path:
+            continue
+        for name, kind in members(target, root).items():
+            names.setdefault(f"{path}.{name.rsplit('.', 1)[1]}", kind)
     return {"modules": walked, "names": names, "failed": failed}
 
 

@@ -13,7 +13,9 @@ use std::collections::HashSet;
 
 use tree_sitter::Node;
 
-use super::{BindingTarget, ModuleSyntax, module_literal, string_literal_value, text};
+use super::{
+    BindingTarget, ModuleSyntax, enclosing_def, module_literal, string_literal_value, text,
+};
 
 /// A folded value: a string, or a sequence (list, tuple or set: order as written).
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +60,9 @@ pub(super) struct Folder<'a, 't> {
     /// The builtins and `itertools` functions the module leaves as Python defines them, by
     /// the name it calls them (`product`, `itertools.product`, `map`).
     callable: HashSet<String>,
+    /// `globals()`, and the module-level names bound to it or to `locals()` (the same
+    /// namespace at module level): `__locals = locals()` in openai's `_old_api`.
+    namespaces: Vec<String>,
 }
 
 impl<'a, 't> Folder<'a, 't> {
@@ -104,10 +109,14 @@ impl<'a, 't> Folder<'a, 't> {
                 callable.insert(format!("itertools.{f}"));
             }
         }
+        let namespaces = std::iter::once("globals()".to_string())
+            .chain(namespace_aliases(statements, src))
+            .collect();
         Folder {
             statements,
             src,
             callable,
+            namespaces,
         }
     }
 
@@ -304,10 +313,12 @@ impl Folder<'_, '_> {
     }
 
     /// The names a module-level `for` loop over a constant table binds through `globals()[KEY]
-    /// = ...` statements of its body, KEY folded for each row with the loop's variables.
-    /// `None` when the loop does anything else with `globals()`: a write under a branch, a
-    /// chained or augmented one, `globals().update(...)`, a key that is not constant.
-    pub(super) fn globals_loop(&self, stmt: Node) -> Option<Vec<String>> {
+    /// = ...` statements of its body (or `ns[KEY] = ...` where `ns = locals()`), KEY folded for
+    /// each row with the loop's variables, with the callee when every write's value is a call
+    /// of the same one. `None` when the loop does anything else with the namespace: a write
+    /// under a branch, a chained or augmented one, `globals().update(...)`, a key that is not
+    /// constant.
+    pub(super) fn globals_loop(&self, stmt: Node) -> Option<(Vec<String>, Option<String>)> {
         let src = self.src;
         if stmt.kind() != "for_statement" || stmt.child_by_field_name("alternative").is_some() {
             return None;
@@ -342,23 +353,26 @@ impl Folder<'_, '_> {
         }
         let rows = self.fold(stmt.child_by_field_name("right")?)?.seq()?;
         let mut keys = Vec::new();
+        let mut callees = Vec::new();
         let mut c = body.walk();
         for s in body.named_children(&mut c) {
-            if s.kind() == "comment" || !text(s, src).contains("globals()") {
+            if s.kind() == "comment" || !self.writes_namespace(s) {
                 continue;
             }
             let a = s.named_child(0).filter(|a| a.kind() == "assignment")?;
             let target = a.child_by_field_name("left")?;
-            if a.child_by_field_name("right")?.kind() == "assignment" {
+            let value = a.child_by_field_name("right")?;
+            if value.kind() == "assignment" {
                 return None;
             }
             match target.kind() {
                 "subscript"
                     if target
                         .child_by_field_name("value")
-                        .is_some_and(|v| text(v, src) == "globals()") =>
+                        .is_some_and(|v| self.namespaces.iter().any(|n| n == text(v, src))) =>
                 {
                     keys.push(target.child_by_field_name("subscript")?);
+                    callees.push(super::callee_of(value, src));
                 }
                 // `globals()[k].attr = v` sets an attribute of a value, not a name.
                 "attribute" => {}
@@ -384,8 +398,61 @@ impl Folder<'_, '_> {
                 }
             }
         }
-        Some(names)
+        let callee = callees.first().cloned().flatten();
+        let callee = callee.filter(|c| callees.iter().all(|x| x.as_ref() == Some(c)));
+        Some((names, callee))
     }
+
+    /// Whether `stmt` may write the module's namespace: its text names `globals()`, or it
+    /// assigns to an item of an alias of it (`ns[k] = v`, not `ns[k].attr = v`, which sets an
+    /// attribute of a value) or calls one of the alias's writing methods.
+    pub(super) fn writes_namespace(&self, stmt: Node) -> bool {
+        let src = self.src;
+        let t = text(stmt, src);
+        let item_of = |left: Node, alias: &str| {
+            left.kind() == "subscript"
+                && left
+                    .child_by_field_name("value")
+                    .is_some_and(|v| text(v, src) == alias)
+        };
+        self.namespaces.iter().any(|n| {
+            if n == "globals()" {
+                return t.contains(n.as_str());
+            }
+            ["update(", "setdefault(", "pop(", "clear("]
+                .iter()
+                .any(|m| t.contains(&format!("{n}.{m}")))
+                || stmt
+                    .named_child(0)
+                    .filter(|a| matches!(a.kind(), "assignment" | "augmented_assignment"))
+                    .and_then(|a| a.child_by_field_name("left"))
+                    .is_some_and(|l| item_of(l, n))
+        })
+    }
+
+    /// Whether the module names its namespace under another name (`ns = locals()`).
+    pub(super) fn has_namespace_alias(&self) -> bool {
+        self.namespaces.len() > 1
+    }
+}
+
+/// Module-level names bound to `globals()`, or to `locals()`, which is the same at module
+/// level: `__locals = locals()`.
+fn namespace_aliases(statements: &[Node], src: &[u8]) -> Vec<String> {
+    statements
+        .iter()
+        .filter(|s| enclosing_def(**s).is_none())
+        .filter_map(|s| s.named_child(0).filter(|a| a.kind() == "assignment"))
+        .filter(|a| {
+            a.child_by_field_name("right")
+                .is_some_and(|r| matches!(text(r, src), "globals()" | "locals()"))
+        })
+        .filter_map(|a| {
+            a.child_by_field_name("left")
+                .filter(|l| l.kind() == "identifier")
+        })
+        .map(|l| text(l, src).to_string())
+        .collect()
 }
 
 #[cfg(test)]
@@ -481,7 +548,30 @@ mod tests {
             .unwrap();
         assert_eq!(
             folder.globals_loop(for_loop),
-            Some(strs(&["Pix2Sky_TAN", "Pix2Sky_AIR"]))
+            Some((strs(&["Pix2Sky_TAN", "Pix2Sky_AIR"]), None))
+        );
+    }
+
+    #[test]
+    fn a_loop_writing_an_alias_of_locals_binds_its_table_with_the_callee() {
+        // openai's `lib/_old_api.py`.
+        let src = "SYMBOLS = [\"Edit\", \"Completion\"]\n__locals = locals()\nfor symbol in SYMBOLS:\n    __locals[symbol] = APIRemovedProxy(symbol=symbol)\n";
+        let tree = parse(src);
+        let root = tree.root_node();
+        let mut c = root.walk();
+        let stmts: Vec<Node> = root
+            .named_children(&mut c)
+            .filter(|n| n.kind() == "expression_statement")
+            .collect();
+        let folder = Folder::new(&stmts, src.as_bytes(), &syntax(root, src));
+        assert!(folder.has_namespace_alias());
+        let for_loop = root.named_child(2).unwrap();
+        assert_eq!(
+            folder.globals_loop(for_loop),
+            Some((
+                strs(&["Edit", "Completion"]),
+                Some("APIRemovedProxy".to_string())
+            ))
         );
     }
 

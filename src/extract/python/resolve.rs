@@ -265,7 +265,7 @@ fn children_of(modules: &[ModuleSyntax]) -> Vec<BTreeSet<String>> {
     let direct: Vec<Vec<usize>> = modules
         .iter()
         .map(|m| {
-            let mut names: Vec<String> = m.star_imports.clone();
+            let mut names: Vec<String> = m.star_imports.iter().map(|s| s.module.clone()).collect();
             for b in m.bindings.iter().filter(|b| !b.type_only) {
                 match &b.target {
                     BindingTarget::Module(t) => names.push(t.clone()),
@@ -358,7 +358,7 @@ impl<'a> Resolver<'a> {
         let nodes: Vec<_> = (0..self.modules.len()).map(|i| graph.add_node(i)).collect();
         for (i, m) in self.modules.iter().enumerate() {
             for s in &m.star_imports {
-                if let Some(j) = self.module(s) {
+                if let Some(j) = self.module(&s.module) {
                     graph.add_edge(nodes[i], nodes[j], ());
                 }
             }
@@ -380,6 +380,38 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
+    }
+
+    /// What using variable `name` of module `i` does when it is an instance of a class of the
+    /// release whose `__call__` raises a removal error before anything else (openai 1.x's
+    /// `Completion = APIRemovedInV1Proxy(symbol="Completion")`): completes "mod.name ...".
+    /// An exception that does not say the API was removed (`NotImplementedError`, an error
+    /// the API raises by design) is not such a stub.
+    fn raises_on_use(&self, i: usize, name: &str) -> Option<String> {
+        let (_, callee) = self.modules[i].instances.iter().rfind(|(n, _)| n == name)?;
+        let Target::Def(j, path) = self.resolve_expr(i, callee, &mut HashSet::new())? else {
+            return None;
+        };
+        let class = self.find_def(j, &path)?;
+        let raised = class
+            .members
+            .iter()
+            .rfind(|m| m.name == "__call__")?
+            .raises
+            .as_ref()?;
+        let removal = ["remov", "no longer", "deprecat", "obsolete", "discontinu"];
+        let says = |t: &str| {
+            let t = t.to_lowercase();
+            removal.iter().any(|w| t.contains(w))
+        };
+        says(raised).then(|| {
+            format!(
+                "is an instance of {}.{}, a stub whose every call raises {raised}: the API was \
+                 removed",
+                self.modules[j].name,
+                path.join(".")
+            )
+        })
     }
 
     /// Why the names of module `i` cannot all be told from the release, if so.
@@ -413,7 +445,7 @@ impl<'a> Resolver<'a> {
                 m.name
             ));
         }
-        for s in &m.star_imports {
+        for s in m.star_imports.iter().map(|s| &s.module) {
             match self.module(s) {
                 None => {
                     return Some(format!(
@@ -511,7 +543,7 @@ impl<'a> Resolver<'a> {
             .filter(|n| is_public_name(n))
             .collect();
         for s in &m.star_imports {
-            if let Some(j) = self.module(s) {
+            if let Some(j) = self.module(&s.module) {
                 names.extend(self.star_exports[j].iter().cloned());
             }
         }
@@ -537,7 +569,7 @@ impl<'a> Resolver<'a> {
     fn namespace(&self, i: usize) -> BTreeSet<String> {
         let mut names = self.own_star_names_all(i);
         for s in &self.modules[i].star_imports {
-            if let Some(j) = self.module(s) {
+            if let Some(j) = self.module(&s.module) {
                 names.extend(self.star_exports[j].iter().cloned());
             }
         }
@@ -580,9 +612,19 @@ impl<'a> Resolver<'a> {
             // Whatever a compiled module holds is outside what the release lets us read.
             return Some(Target::External(format!("{}.{name}", m.name)));
         }
-        if m.defs.iter().any(|d| d.name == name) {
-            return Some(Target::Def(i, vec![name.to_string()]));
-        }
+        // Star imports bind in statement order: the last one that exports the name wins, and
+        // it wins over a definition or binding above it (two subpackages that each bind a
+        // submodule `clusters`: the package's `clusters` is the later one's).
+        let star = |after: Option<usize>, seen: &mut HashSet<(usize, String)>| {
+            m.star_imports
+                .iter()
+                .rev()
+                .filter(|s| after.is_none_or(|a| s.line > a))
+                .filter_map(|s| self.module(&s.module))
+                .filter(|&j| self.star_exports[j].contains(name))
+                .find_map(|j| self.resolve_name(j, name, seen))
+        };
+        let def = m.defs.iter().find(|d| d.name == name);
         // The binding that exists when the module runs stands before one made for type
         // checkers only.
         let binding = m
@@ -590,6 +632,19 @@ impl<'a> Resolver<'a> {
             .iter()
             .filter(|b| b.name == name)
             .min_by_key(|b| b.type_only);
+        let own = def
+            .map(|d| d.line)
+            .into_iter()
+            .chain(binding.filter(|b| !b.type_only).map(|b| b.line))
+            .max();
+        if let Some(after) = own
+            && let Some(t) = star(Some(after), seen)
+        {
+            return Some(t);
+        }
+        if def.is_some() {
+            return Some(Target::Def(i, vec![name.to_string()]));
+        }
         if let Some(b) = binding {
             let t = match &b.target {
                 BindingTarget::Module(target) => Some(match self.module(target) {
@@ -616,13 +671,8 @@ impl<'a> Resolver<'a> {
                 return t;
             }
         }
-        for s in &m.star_imports {
-            if let Some(j) = self.module(s)
-                && self.star_exports[j].contains(name)
-                && let Some(t) = self.resolve_name(j, name, seen)
-            {
-                return Some(t);
-            }
+        if let Some(t) = star(None, seen) {
+            return Some(t);
         }
         // A submodule is an attribute of its package once imported.
         if m.is_package {
@@ -729,6 +779,17 @@ impl<'a> Resolver<'a> {
                 facts
                     .guarded
                     .push((m.name.clone(), n.clone(), test.to_string()));
+            }
+        }
+        for (n, target) in targets {
+            if let Some(Target::Value(j, v)) = target
+                && let Some(why) = self.raises_on_use(*j, v)
+            {
+                facts.raises_on_use.push((
+                    m.name.clone(),
+                    n.clone(),
+                    format!("{}.{n} {why}", m.name),
+                ));
             }
         }
         for (name, why) in &m.maybe_bound {

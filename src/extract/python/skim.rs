@@ -11,10 +11,10 @@
 //! Every byte keeps its offset, so lines, columns and the text of everything kept are those
 //! of the file, and the function (and an `if` block around it) still ends on its last line.
 //!
-//! A body is kept whole when the extractor reads it: `__init__`, `__new__`, `__getattr__`
-//! and `__getattribute__`; the methods of a class that may be a metaclass (its header names
-//! `type` or `Meta...`); and a body holding a `global` statement, a nested `def`, a
-//! deprecation warning or a path literal ([`body_is_read`]). Bodies of
+//! A body is kept whole when the extractor reads it: `__init__`, `__new__`, `__getattr__`,
+//! `__getattribute__` and `__call__`; the methods of a class that may be a metaclass (its
+//! header names `type` or `Meta...`); and a body holding a `global` statement, a nested
+//! `def`, a deprecation warning or a path literal ([`body_is_read`]). Bodies of
 //! functions inside kept bodies are kept too. Whatever the tokenizer does not follow (a stray
 //! `\r`, a form feed or a mix of tabs and spaces in indentation, an unterminated string, an
 //! unbalanced bracket, a comment inside an f-string's expression, an indentation Python
@@ -30,7 +30,13 @@ use super::contains;
 const TRIGGERS: &[&[u8]] = &[b"global", b"def ", b"def\t"];
 
 /// Methods whose bodies the extractor reads whatever they hold.
-const READ_METHODS: &[&[u8]] = &[b"__init__", b"__new__", b"__getattr__", b"__getattribute__"];
+const READ_METHODS: &[&[u8]] = &[
+    b"__init__",
+    b"__new__",
+    b"__getattr__",
+    b"__getattribute__",
+    b"__call__",
+];
 
 /// `src` with the function bodies nothing reads blanked (see the module docs), or `None` when
 /// there is nothing to blank or the file is beyond the tokenizer.

@@ -1,0 +1,1 @@
+from ._marker import Marker

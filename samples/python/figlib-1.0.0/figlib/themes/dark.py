@@ -1,0 +1,4 @@
+class Dark:
+    """A dark theme."""
+
+    background = "#111111"

@@ -1,0 +1,3 @@
+class FontValidator:
+    """Validates a font."""
+

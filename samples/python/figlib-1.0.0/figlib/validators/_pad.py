@@ -1,0 +1,3 @@
+class PadValidator:
+    """Validates a pad."""
+

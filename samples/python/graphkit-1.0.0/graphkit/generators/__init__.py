@@ -1,0 +1,4 @@
+"""Graph generators."""
+
+from graphkit.generators.community import *
+from graphkit.generators.classic import *

@@ -1,0 +1,2 @@
+class ModelhubError(Exception):
+    """Every error modelhub raises."""
