@@ -113,6 +113,21 @@ impl PackageRef {
             if name.is_empty() {
                 return Err(format!("'{text}' names no package: write NAME==VERSION"));
             }
+            // `pypi:plotly@4.14.3`: no registry's names hold a colon; say the form meant.
+            if let Some((kind, rest)) = name.split_once(':') {
+                let rest = match &version {
+                    Some(v) => format!("{rest}@{v}"),
+                    None => rest.to_string(),
+                };
+                let kind = kind.to_ascii_lowercase();
+                let purl = match kind.as_str() {
+                    "pypi" | "npm" | "generic" => format!("pkg:{kind}/{rest}"),
+                    _ => format!("pkg:pypi/{rest}"),
+                };
+                return Err(format!(
+                    "'{text}' is not a package name: write a Package URL such as {purl}"
+                ));
+            }
             if version.as_deref() == Some("") {
                 return Err(format!(
                     "'{text}' has an empty version: write NAME@VERSION or NAME==VERSION, or leave \
@@ -915,6 +930,11 @@ mod tests {
             );
         }
         assert!(PackageRef::parse("h5py==").is_err());
+        // A registry written as a prefix gets the Package URL it meant.
+        let err = PackageRef::parse("pypi:plotly@4.14.3").unwrap_err();
+        assert!(err.contains("pkg:pypi/plotly@4.14.3"), "{err}");
+        let err = PackageRef::parse("npm:ky").unwrap_err();
+        assert!(err.contains("pkg:npm/ky"), "{err}");
         assert!(PackageRef::parse("==3.11.0").is_err());
         let (scoped, v) = PackageRef::parse("@aws-sdk/client-s3@3.1.0")
             .unwrap()
