@@ -413,6 +413,10 @@ pub struct ApiDetail {
     pub defined_in: Option<String>,
     /// Defining class of an inherited member.
     pub inherited_from: Option<String>,
+    /// Set when the symbol is known from run-time inspection, not from the source: the
+    /// interpreter and platform it was imported on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<String>,
     pub is_async: bool,
     pub decorators: Vec<String>,
     pub bases: Vec<String>,
@@ -549,6 +553,11 @@ pub struct VersionCheck {
     /// call raises: what using it does. It is answered absent there.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raises_on_use: Option<String>,
+    /// Set when, in the requested release (the newest when none is asked), the name is known
+    /// only from importing its module in refgraph's sandbox, not from the source: the
+    /// interpreter and platform it was bound on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<String>,
     /// Every indexed release of the package, oldest first.
     pub versions: Vec<VersionEntry>,
     /// First indexed release that has it (it may be older than every indexed release).

@@ -424,6 +424,7 @@ mod tests {
             ingester: crate::ingest::Ingester {
                 cache: std::path::PathBuf::from("/nonexistent"),
                 limits: crate::ingest::Limits::default(),
+                inspect: None,
             },
         }
     }

@@ -73,6 +73,12 @@ pub struct IngestReport {
     pub quads: usize,
     pub seconds: f64,
     pub diagnostics: Vec<Diagnostic>,
+    /// Python modules whose names the static reading could not all tell: what `--inspect`
+    /// would import.
+    pub unknown_modules: Vec<String>,
+    /// What run-time inspection found, when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inspection: Option<crate::inspect::MergeSummary>,
 }
 
 /// Files of a release, as read from disk or an archive, with their relative paths.
@@ -641,6 +647,9 @@ pub struct Ingester {
     pub cache: PathBuf,
     /// What one release may hold before it is refused.
     pub limits: Limits,
+    /// Run-time inspection of the modules whose names the static reading left unknown
+    /// (`--inspect`, `serve --allow-inspect`); `None` runs no package code.
+    pub inspect: Option<crate::inspect::InspectOptions>,
 }
 
 impl Ingester {
@@ -675,7 +684,14 @@ impl Ingester {
         version: &str,
         fetched: &crate::fetch::Fetched,
     ) -> Result<IngestReport, AddError> {
-        ingest_fetched(store, id, version, fetched, &self.limits)
+        ingest_fetched(
+            store,
+            id,
+            version,
+            fetched,
+            &self.limits,
+            self.inspect.as_ref(),
+        )
     }
 }
 
@@ -709,9 +725,11 @@ fn ingest_fetched(
     version: &str,
     fetched: &crate::fetch::Fetched,
     limits: &Limits,
+    inspect: Option<&crate::inspect::InspectOptions>,
 ) -> Result<IngestReport, AddError> {
     let (files, diags) = read_fetched(id, version, fetched, limits)?;
-    Ok(ingest_files_with(
+    let inspect = inspect.map(|o| (crate::inspect::Subject::Wheel(&fetched.path), o));
+    Ok(ingest_files_inspecting(
         store,
         id,
         version,
@@ -720,6 +738,7 @@ fn ingest_fetched(
         &fetched.url,
         Some(fetched.sha256.clone()),
         &limits.extract,
+        inspect,
     )?)
 }
 
@@ -988,10 +1007,45 @@ pub fn ingest_files_with(
     package: &PackageId,
     version: &str,
     files: &[SourceFile],
+    diagnostics: Vec<Diagnostic>,
+    source: &str,
+    sha256: Option<String>,
+    extract_limits: &ExtractLimits,
+) -> Result<IngestReport, IngestError> {
+    ingest_files_inspecting(
+        store,
+        package,
+        version,
+        files,
+        diagnostics,
+        source,
+        sha256,
+        extract_limits,
+        None,
+    )
+}
+
+/// A release's files and, for run-time inspection, where the release is imported from.
+pub type InspectPlan<'a> = (
+    crate::inspect::Subject<'a>,
+    &'a crate::inspect::InspectOptions,
+);
+
+/// [`ingest_files_with`], and when `inspect` is given, the Python modules whose names the
+/// static reading left unknown imported in the sandbox ([`crate::inspect`]); what they bind
+/// is added with provenance `runtime`. An inspection that cannot run is a diagnostic: the
+/// static facts are stored all the same.
+#[allow(clippy::too_many_arguments)]
+pub fn ingest_files_inspecting(
+    store: &Store,
+    package: &PackageId,
+    version: &str,
+    files: &[SourceFile],
     mut diagnostics: Vec<Diagnostic>,
     source: &str,
     sha256: Option<String>,
     extract_limits: &ExtractLimits,
+    inspect: Option<InspectPlan<'_>>,
 ) -> Result<IngestReport, IngestError> {
     let start = Instant::now();
     validate_version(version)?;
@@ -1048,6 +1102,27 @@ pub fn ingest_files_with(
             .unwrap_or_default();
         return Err(IngestError::NoSymbols(PathBuf::from(source), language, why));
     }
+    let unknown_modules = if language == Language::Python {
+        crate::inspect::unknown_modules(&facts)
+    } else {
+        Vec::new()
+    };
+    let inspection = match inspect {
+        Some((subject, options)) if !unknown_modules.is_empty() => {
+            match crate::inspect::inspect(subject, &unknown_modules, options) {
+                Ok(run) => Some(crate::inspect::merge(&mut facts, &run)),
+                Err(e) => {
+                    diagnostics.push(Diagnostic {
+                        file: String::new(),
+                        line: 0,
+                        message: format!("run-time inspection did not run: {e}"),
+                    });
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
     diagnostics.append(&mut facts.diagnostics);
     facts.diagnostics = diagnostics;
     let provenance = Provenance {
@@ -1075,6 +1150,8 @@ pub fn ingest_files_with(
         quads: quad_count,
         seconds: start.elapsed().as_secs_f64(),
         diagnostics: facts.diagnostics,
+        unknown_modules,
+        inspection,
     })
 }
 

@@ -17,6 +17,7 @@ mod html;
 pub mod http;
 pub mod index;
 pub mod ingest;
+pub mod inspect;
 pub mod lower;
 pub mod mcp;
 pub mod model;

@@ -258,6 +258,15 @@ pub fn release_quads(
         let table = format!("\n{}\n", names.join("\n"));
         w.str(&node(symbol_iri(package, module)), rg::BOUND_NAMES, &table);
     }
+    for (module, names, provenance) in &facts.runtime_bound {
+        // The provenance on the first line, then one name per line, newline-terminated.
+        let table = format!("{provenance}\n{}\n", names.join("\n"));
+        w.str(
+            &node(symbol_iri(package, module)),
+            rg::RUNTIME_BOUND,
+            &table,
+        );
+    }
     for (name, reason) in &facts.unknown_members {
         w.str(
             &node(symbol_iri(package, name)),
@@ -646,6 +655,9 @@ fn lower_symbol(w: &mut Writer, package: &PackageId, release: &NamedNode, s: &Sy
     }
     if let Some(i) = &s.inherited_from {
         w.str(&iri, rg::INHERITED_FROM, i);
+    }
+    if let Some(p) = &s.provenance {
+        w.str(&iri, rg::PROVENANCE, p);
     }
     w.str(&iri, rg::SOURCE_FILE, &s.file);
     // Line 0: not known (an OpenAPI symbol is located by its spec pointer, `definedIn`).

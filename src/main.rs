@@ -172,6 +172,19 @@ enum Command {
         /// Do not update the text index (`refgraph reindex` catches up later)
         #[arg(long)]
         no_index: bool,
+        /// Import, in a sandbox, the Python modules whose names the source does not show (a
+        /// compiled core without a stub, names made at import): the names they bind are added
+        /// with provenance `runtime`. Runs the release's code: needs bubblewrap
+        #[arg(long)]
+        inspect: bool,
+        /// Wall-clock budget of one module's import under --inspect
+        #[arg(
+            long,
+            value_name = "SECONDS",
+            default_value_t = 60,
+            requires = "inspect"
+        )]
+        inspect_seconds: u64,
     },
     /// Ingest a local source tree, wheel or sdist as one release
     #[command(
@@ -188,6 +201,19 @@ enum Command {
         /// Do not update the text index (`refgraph reindex` catches up later)
         #[arg(long)]
         no_index: bool,
+        /// Import, in a sandbox, the Python modules whose names the source does not show (a
+        /// compiled core without a stub, names made at import): the names they bind are added
+        /// with provenance `runtime`. Runs the release's code: needs bubblewrap
+        #[arg(long)]
+        inspect: bool,
+        /// Wall-clock budget of one module's import under --inspect
+        #[arg(
+            long,
+            value_name = "SECONDS",
+            default_value_t = 60,
+            requires = "inspect"
+        )]
+        inspect_seconds: u64,
     },
     /// Serve the MCP tools over stdio, or over HTTP with a SPARQL endpoint and console (--http)
     #[command(
@@ -410,6 +436,11 @@ struct ServeArgs {
     /// indexed releases. (Over HTTP, sessions never fetch.)
     #[arg(long)]
     offline: bool,
+    /// Let releases the server fetches (a project's pins over stdio, POST /api/releases) be
+    /// inspected at run time, as `refgraph add --inspect` does: their code runs in a sandbox.
+    /// Off by default: a server runs no package code unless started with this
+    #[arg(long)]
+    allow_inspect: bool,
 }
 
 #[derive(clap::Args)]
@@ -603,6 +634,8 @@ fn run(cli: Cli) -> Result<u8> {
             spec,
             as_package,
             no_index,
+            inspect,
+            inspect_seconds,
         } => add(
             &cli,
             &data,
@@ -610,13 +643,22 @@ fn run(cli: Cli) -> Result<u8> {
             spec.as_deref(),
             as_package.as_deref(),
             *no_index,
+            inspect_options(*inspect, *inspect_seconds)?,
         ),
         Command::Ingest {
             path,
             package,
             version,
             no_index,
-        } => cmd_ingest(&cli, &data, path, package, version, no_index),
+            inspect,
+            inspect_seconds,
+        } => cmd_ingest(
+            &cli,
+            &data,
+            (path, package, version),
+            no_index,
+            inspect_options(*inspect, *inspect_seconds)?,
+        ),
         Command::Project {
             path,
             all,
@@ -697,16 +739,43 @@ fn run(cli: Cli) -> Result<u8> {
     }
 }
 
+/// The run-time inspection `--inspect` asks for, checked to be possible before anything is
+/// fetched: bubblewrap and an interpreter.
+fn inspect_options(
+    inspect: bool,
+    seconds: u64,
+) -> Result<Option<refgraph::inspect::InspectOptions>> {
+    if !inspect {
+        return Ok(None);
+    }
+    let opts = refgraph::inspect::InspectOptions {
+        module_seconds: seconds.max(1),
+        ..Default::default()
+    };
+    refgraph::inspect::available(&opts)?;
+    Ok(Some(opts))
+}
+
 /// `refgraph ingest PATH`: one release from a folder, wheel, sdist or spec file.
 fn cmd_ingest(
     cli: &Cli,
     data: &Path,
-    path: &Path,
-    package: &str,
-    version: &str,
+    (path, package, version): (&Path, &str, &str),
     no_index: &bool,
+    inspect: Option<refgraph::inspect::InspectOptions>,
 ) -> Result<u8> {
     let package = parse_package(package)?;
+    let subject = match &inspect {
+        None => None,
+        Some(_) if path.is_dir() => Some(refgraph::inspect::Subject::Tree(path)),
+        Some(_) if path.extension().is_some_and(|e| e == "whl") => {
+            Some(refgraph::inspect::Subject::Wheel(path))
+        }
+        Some(_) => bail!(
+            "--inspect imports a source folder or a wheel; {} is neither",
+            path.display()
+        ),
+    };
     let store = Store::open(&store_path(data))?;
     let bar = spinner(&format!("ingesting {}", package.release_purl(version)));
     let language = Language::for_package(&package);
@@ -715,7 +784,7 @@ fn cmd_ingest(
     diags.extend(refgraph::ingest::local_wheel_note(
         &package, version, path, &files,
     ));
-    let report = ingest_files_with(
+    let report = refgraph::ingest::ingest_files_inspecting(
         &store,
         &package,
         version,
@@ -728,6 +797,7 @@ fn cmd_ingest(
             .to_string(),
         None,
         &limits.extract,
+        subject.zip(inspect.as_ref()),
     )?;
     store.flush()?;
     bar.finish_and_clear();
@@ -781,7 +851,12 @@ fn cmd_serve(cli: &Cli, data: &Path, args: &ServeArgs) -> Result<u8> {
         max_rows,
         max_body,
         offline,
+        allow_inspect,
     } = args;
+    let server_ingester = || refgraph::ingest::Ingester {
+        inspect: allow_inspect.then(refgraph::inspect::InspectOptions::default),
+        ..ingester(cli, data)
+    };
     let log = match query_log {
         None => None,
         Some(p) => {
@@ -854,7 +929,7 @@ fn cmd_serve(cli: &Cli, data: &Path, args: &ServeArgs) -> Result<u8> {
     let served = match http {
         None => {
             let projects = refgraph::mcp::roots::ProjectOptions {
-                fetch: (!offline).then(|| ingester(cli, data)),
+                fetch: (!offline).then(server_ingester),
                 ..Default::default()
             };
             rt.block_on(refgraph::mcp::serve_stdio(engine.clone(), log, projects))
@@ -867,7 +942,7 @@ fn cmd_serve(cli: &Cli, data: &Path, args: &ServeArgs) -> Result<u8> {
                 cors_origins: cors_origin.clone(),
                 allowed_hosts: allow_host.clone(),
                 max_body_bytes: *max_body,
-                ingester: ingester(cli, data),
+                ingester: server_ingester(),
             };
             let writes = if opts.token.is_some() {
                 "writes need the token"
@@ -933,6 +1008,9 @@ fn cmd_api(
         }
         if let Some(i) = &d.inherited_from {
             println!("  inherited from: {i}");
+        }
+        if let Some(p) = &d.provenance {
+            println!("  from the run time, not the source: {p}");
         }
         if let Some(dep) = &d.deprecation {
             println!("  DEPRECATED{}", dep.describe());
@@ -1005,6 +1083,9 @@ fn cmd_versions(cli: &Cli, data: &Path, name: &str, package: &Option<String>) ->
         }
         if let Some(why) = &c.raises_on_use {
             println!("  bound, but not available: {why}");
+        }
+        if let Some(p) = &c.provenance {
+            println!("  from the run time, not the source: {p}");
         }
         if let Some(v) = &c.introduced_in {
             println!("  first indexed release with it: {v}");
@@ -1495,6 +1576,42 @@ fn print_report(cli: &Cli, r: &refgraph::ingest::IngestReport) -> Result<()> {
     for d in &r.diagnostics {
         eprintln!("  warning: {d}");
     }
+    match &r.inspection {
+        Some(i) => {
+            eprintln!(
+                "  run-time inspection on {}: {} module(s) imported, {} name(s) only the run \
+                 time binds added (provenance runtime), {} module(s) could not be imported; \
+                 install {:.1}s, import {:.1}s",
+                i.interpreter,
+                i.modules_imported,
+                i.names_added,
+                i.modules_failed.len(),
+                i.install_seconds,
+                i.import_seconds
+            );
+        }
+        None if !r.unknown_modules.is_empty() => {
+            let shown: Vec<&str> = r
+                .unknown_modules
+                .iter()
+                .take(5)
+                .map(String::as_str)
+                .collect();
+            let more = r.unknown_modules.len() - shown.len();
+            eprintln!(
+                "  note: {} module(s) bind names the source does not show ({}{}); their other \
+                 names are answered unknown. --inspect imports them in a sandbox to read them",
+                r.unknown_modules.len(),
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            );
+        }
+        None => {}
+    }
     Ok(())
 }
 
@@ -1592,6 +1709,7 @@ fn add(
     spec: Option<&str>,
     as_package: Option<&str>,
     no_index: bool,
+    inspect: Option<refgraph::inspect::InspectOptions>,
 ) -> Result<u8> {
     let mut targets = Vec::new();
     for r in releases {
@@ -1605,7 +1723,10 @@ fn add(
         targets.push((r.as_str(), id, version));
     }
     let store = Store::open(&store_path(data))?;
-    let ingester = ingester(cli, data);
+    let ingester = refgraph::ingest::Ingester {
+        inspect,
+        ..ingester(cli, data)
+    };
     let mut failed = 0;
     let mut stored = Vec::new();
     for (asked, id, version) in targets {
@@ -1681,6 +1802,7 @@ fn ingester(cli: &Cli, data: &Path) -> refgraph::ingest::Ingester {
     refgraph::ingest::Ingester {
         cache: data.join("cache"),
         limits: limits(cli),
+        inspect: None,
     }
 }
 

@@ -327,6 +327,9 @@ pub struct ReleaseFacts {
     /// removal error (openai 1.x's `openai.Completion`): `(module, name, what using it does)`.
     /// Bound, but not available.
     pub raises_on_use: Vec<(String, String, String)>,
+    /// Names a module binds only at run time to a symbol the source shows elsewhere (module,
+    /// names, provenance), found by run-time inspection: reachable, and marked as such.
+    pub runtime_bound: Vec<(String, Vec<String>, String)>,
 }
 
 #[cfg(test)]
@@ -707,6 +710,9 @@ pub struct Symbol {
     /// at ingest (code examples reach members through it); not stored.
     #[serde(skip)]
     pub value_type: Option<String>,
+    /// Where a fact came from when it is not the source: `runtime: bound when the module is
+    /// imported on CPython 3.11.7 (linux-x86_64)` for a name only run-time inspection found.
+    pub provenance: Option<String>,
 }
 
 impl Symbol {

@@ -328,6 +328,7 @@ impl LookupService<'_> {
             aliases,
             defined_in: one(rg::DEFINED_IN),
             inherited_from: one(rg::INHERITED_FROM),
+            provenance: one(rg::PROVENANCE),
             is_async: one(rg::IS_ASYNC).as_deref() == Some("true"),
             decorators: all(rg::DECORATOR),
             bases: all(rg::BASE),
@@ -379,6 +380,7 @@ impl LookupService<'_> {
         let mut unknown_reason = None;
         let mut requires = None;
         let mut raises_on_use = None;
+        let mut provenance = None;
         for r in &rels {
             if requested.as_ref() == Some(&r.version) {
                 requires = self.guard_of(&r.release, name)?;
@@ -412,6 +414,12 @@ impl LookupService<'_> {
                 _ if stub.is_some() => VersionEntry::without_symbol(&r.version, Some(false)),
                 Some((symbol, qname, _)) => {
                     let d = self.detail_of(r, symbol)?;
+                    if requested.as_ref().is_none_or(|v| v == &r.version) {
+                        provenance = match &d.provenance {
+                            Some(p) => Some(p.clone()),
+                            None => self.runtime_bound(&r.release, name)?,
+                        };
+                    }
                     let sig = d.signature.clone();
                     let changed = matches!(&last_sig, Some(prev) if *prev != sig);
                     last_sig = Some(sig.clone());
@@ -460,6 +468,7 @@ impl LookupService<'_> {
             unknown_reason,
             requires,
             raises_on_use,
+            provenance,
             requested_version: requested,
             introduced_in: first.map(|i| versions[i].version.clone()),
             removed_in,
@@ -492,6 +501,23 @@ impl LookupService<'_> {
             }
         }
         Ok(false)
+    }
+
+    /// The provenance of `name` when its module binds it only at run time, to a symbol the
+    /// source shows elsewhere (`rg:runtimeBound`).
+    fn runtime_bound(&self, release: &str, name: &str) -> Result<Option<String>, LookupError> {
+        let Some((parent, last)) = name.rsplit_once('.') else {
+            return Ok(None);
+        };
+        let needle = format!("\n{last}\n");
+        for (symbol, _, _) in self.e.resolve_name(release, parent)? {
+            let facts = self.e.facts_of(release, &symbol)?;
+            let tables = facts.get(crate::vocab::rg::RUNTIME_BOUND.as_str());
+            if let Some(t) = tables.into_iter().flatten().find(|t| t.contains(&needle)) {
+                return Ok(t.lines().next().map(str::to_string));
+            }
+        }
+        Ok(None)
     }
 
     /// Whether `symbol` is a variable (an `attribute` symbol: a module's `X = ...`).

@@ -19,6 +19,8 @@ const LAYERS: &[&[&str]] = &[
     &["lower"],
     // Where releases live; where they come from.
     &["store", "fetch"],
+    // Names only the run time makes: imports in a sandbox.
+    &["inspect"],
     // Writing releases; the derived text index.
     &["ingest", "index"],
     // Reading: every answer.

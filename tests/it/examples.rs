@@ -15,6 +15,7 @@ fn added(release: &str) -> Engine {
     let ingester = Ingester {
         cache: cache_dir(),
         limits: Limits::default(),
+        inspect: None,
     };
     ingester
         .add(&store, release, &|_, _| {})

@@ -14,6 +14,7 @@ mod diff_rules;
 mod examples;
 mod fuzz_corpora;
 mod http;
+mod inspect;
 mod limits;
 mod mcp;
 mod npm_oracle;

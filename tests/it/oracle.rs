@@ -117,6 +117,40 @@ pub(crate) fn ingest_release(store: &Store, rel: &Release, cache: &Path) {
     .unwrap();
 }
 
+/// [`ingest_release`] with run-time inspection (issue 49): the modules whose names the static
+/// reading leaves unknown are imported in the sandbox from `site`, where the release and its
+/// dependencies are installed. Returns the report and the seconds the whole ingest took.
+pub(crate) fn ingest_release_inspected(
+    store: &Store,
+    rel: &Release,
+    cache: &Path,
+    site: &Path,
+) -> (refgraph::ingest::IngestReport, f64) {
+    let id = PackageId::new(refgraph::model::Ecosystem::Pypi, rel.name);
+    let fetched = refgraph::fetch::fetch_pypi(&id, rel.version, &cache.join("pypi"), &|_, _| {})
+        .unwrap_or_else(|e| panic!("fetching {} {} from PyPI: {e}", rel.name, rel.version));
+    let start = std::time::Instant::now();
+    let (files, diags) =
+        refgraph::ingest::read_fetched(&id, rel.version, &fetched, &Limits::default()).unwrap();
+    let options = refgraph::inspect::InspectOptions {
+        module_seconds: 120,
+        ..Default::default()
+    };
+    let report = refgraph::ingest::ingest_files_inspecting(
+        store,
+        &id,
+        rel.version,
+        &files,
+        diags,
+        &fetched.url,
+        Some(fetched.sha256),
+        &Default::default(),
+        Some((refgraph::inspect::Subject::Installed(site), &options)),
+    )
+    .unwrap();
+    (report, start.elapsed().as_secs_f64())
+}
+
 /// Fetches the release's source distribution from PyPI (cached) and ingests it into `store`:
 /// what a release with no wheel gives refgraph to read.
 pub(crate) fn ingest_sdist(store: &Store, rel: &Release, cache: &Path) {

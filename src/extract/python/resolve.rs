@@ -37,6 +37,7 @@ fn module_symbol(m: &ModuleSyntax) -> Symbol {
         line: 1,
         signature_text: None,
         value_type: None,
+        provenance: None,
     }
 }
 
@@ -1798,6 +1799,7 @@ fn variable_symbol(
         line,
         signature_text: None,
         value_type: None,
+        provenance: None,
     }
 }
 
@@ -1882,6 +1884,7 @@ fn function_symbol(
         line: def.line,
         signature_text: None,
         value_type: None,
+        provenance: None,
     }
 }
 

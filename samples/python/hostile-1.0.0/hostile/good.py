@@ -1,0 +1,12 @@
+"""Behaves: binds one function at import."""
+
+
+def _make():
+    def answer():
+        """The answer."""
+        return 42
+
+    return answer
+
+
+globals()["answer"] = _make()

@@ -1,0 +1,4 @@
+"""Loops forever at import."""
+while True:
+    pass
+globals()["never"] = None
