@@ -65,6 +65,9 @@ pub struct Fetched {
     /// For a PyPI release, its sdist as the same file list gave it: what reading the sdist
     /// too (its guides, its Cython sources) fetches without asking for the list again.
     pub sdist: Sdist,
+    /// For a PyPI release, the day its first file was uploaded (`2024-05-03`): run-time
+    /// inspection installs the dependencies of that era.
+    pub uploaded: Option<String>,
 }
 
 /// What a release's file list said of its sdist.
@@ -89,6 +92,9 @@ pub struct FileJson {
     size: u64,
     #[serde(default)]
     yanked: bool,
+    /// `2024-05-03T12:34:56.789Z`.
+    #[serde(default)]
+    upload_time_iso_8601: Option<String>,
 }
 
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -301,6 +307,12 @@ fn fetch_pypi_file(
         version: version.to_string(),
     })?;
     let mut fetched = download_file(file, cache_dir, progress)?;
+    fetched.uploaded = files
+        .iter()
+        .filter_map(|f| f.upload_time_iso_8601.as_deref())
+        .filter_map(|t| t.get(..10))
+        .min()
+        .map(str::to_string);
     fetched.sdist = match sdist(&live_or_yanked(&files)) {
         Some(f) => Sdist::File(f.clone()),
         None => Sdist::Absent,
@@ -381,6 +393,7 @@ fn download(
         && digest.of(&bytes) == want
     {
         return Ok(Fetched {
+            uploaded: None,
             path: target,
             url: url.to_string(),
             sha256: hex(&Sha256::digest(&bytes)),
@@ -420,6 +433,7 @@ fn download(
     // temporary file of their own.
     crate::fsutil::write_atomic(&target, &bytes).map_err(cache_err(&target))?;
     Ok(Fetched {
+        uploaded: None,
         path: target,
         url: url.to_string(),
         sha256: hex(&Sha256::digest(&bytes)),
@@ -642,6 +656,7 @@ mod tests {
             },
             size: 0,
             yanked: false,
+            upload_time_iso_8601: None,
         }
     }
 

@@ -728,7 +728,12 @@ fn ingest_fetched(
     inspect: Option<&crate::inspect::InspectOptions>,
 ) -> Result<IngestReport, AddError> {
     let (files, diags) = read_fetched(id, version, fetched, limits)?;
-    let inspect = inspect.map(|o| (crate::inspect::Subject::Wheel(&fetched.path), o));
+    // pip picks the release's wheel for this interpreter: the one fetched may be another
+    // platform's. npm releases are not inspected (issue 49, item 5).
+    let subject = crate::inspect::Subject::Registry(&id.name, version, fetched.uploaded.as_deref());
+    let inspect = inspect
+        .filter(|_| id.ecosystem == crate::model::Ecosystem::Pypi)
+        .map(|o| (subject, o));
     Ok(ingest_files_inspecting(
         store,
         id,

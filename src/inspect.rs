@@ -36,6 +36,9 @@ const MAX_LINE: usize = 64 << 20;
 pub struct InspectOptions {
     /// The interpreter (`REFGRAPH_PYTHON`, else `python3` on the PATH).
     pub python: Option<PathBuf>,
+    /// uv (`REFGRAPH_UV`, else `uv` on the PATH), which installs a registry release with the
+    /// dependencies of its era; without it pip installs today's.
+    pub uv: Option<PathBuf>,
     /// Wall-clock budget of one module's import and reading, in seconds.
     pub module_seconds: u64,
     /// Address space of each process, in bytes.
@@ -54,6 +57,7 @@ impl Default for InspectOptions {
     fn default() -> Self {
         InspectOptions {
             python: std::env::var_os("REFGRAPH_PYTHON").map(PathBuf::from),
+            uv: std::env::var_os("REFGRAPH_UV").map(PathBuf::from),
             module_seconds: 60,
             memory_bytes: 4 << 30,
             cpu_seconds: 300,
@@ -64,13 +68,18 @@ impl Default for InspectOptions {
     }
 }
 
-/// What is imported: a source tree as it is, a folder a release is already installed into, or
-/// a wheel to install (with its dependencies, from the registry) into a throwaway folder.
+/// What is imported: a source tree as it is, a folder a release is already installed into, a
+/// wheel file, or a PyPI release (`name`, `version`; pip picks the release's wheel for this
+/// interpreter and platform) to install with its dependencies into a throwaway folder.
 #[derive(Debug, Clone, Copy)]
 pub enum Subject<'a> {
     Tree(&'a Path),
     Installed(&'a Path),
     Wheel(&'a Path),
+    /// Name, version, and the day the release was uploaded, when known: its dependencies are
+    /// then those of its era (uv's `--exclude-newer`, two days later), not today's, which
+    /// may have dropped what it uses (numpy 2 and astropy 6.1).
+    Registry(&'a str, &'a str, Option<&'a str>),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -173,8 +182,25 @@ pub fn inspect(
     let root = match subject {
         Subject::Tree(p) | Subject::Installed(p) => p.canonicalize()?,
         Subject::Wheel(wheel) => {
+            let name = wheel.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if !name.ends_with(".whl") {
+                return Err(InspectError::Install(format!(
+                    "{} is not a wheel; only a wheel is installed, since building an sdist runs \
+                     its code outside the sandbox",
+                    wheel.display()
+                )));
+            }
             let site = work.path().join("site");
-            install(&interp, wheel, &site)?;
+            install(&interp, wheel.as_os_str(), &site)?;
+            site
+        }
+        Subject::Registry(name, version, uploaded) => {
+            let site = work.path().join("site");
+            let spec = format!("{name}=={version}");
+            match (uploaded.and_then(era), uv(opts)) {
+                (Some(day), Some(uv)) => install_with_uv(&interp, &uv, &spec, &day, &site)?,
+                _ => install(&interp, spec.as_ref(), &site)?,
+            }
             site
         }
     };
@@ -376,17 +402,10 @@ fn sandbox_args(binds: &[&Path], tmp_bytes: u64) -> Vec<String> {
     a
 }
 
-/// Installs `wheel` and its dependencies (wheels only: building an sdist would run its code
-/// outside the sandbox) into `site`.
-fn install(interp: &Interpreter, wheel: &Path, site: &Path) -> Result<(), InspectError> {
-    let name = wheel.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if !name.ends_with(".whl") {
-        return Err(InspectError::Install(format!(
-            "{} is not a wheel; only a wheel is installed, since building an sdist runs its code \
-             outside the sandbox",
-            wheel.display()
-        )));
-    }
+/// Installs `what` (a wheel file or `name==version`) and its dependencies into `site`, wheels
+/// only: building an sdist would run its code outside the sandbox.
+fn install(interp: &Interpreter, what: &std::ffi::OsStr, site: &Path) -> Result<(), InspectError> {
+    let name = what.to_string_lossy();
     let out = Command::new(&interp.executable)
         .args([
             "-m",
@@ -400,7 +419,7 @@ fn install(interp: &Interpreter, wheel: &Path, site: &Path) -> Result<(), Inspec
             "--target",
         ])
         .arg(site)
-        .arg(wheel)
+        .arg(what)
         .env("PIP_NO_WARN_SCRIPT_LOCATION", "1")
         .output()
         .map_err(|e| InspectError::Install(format!("pip: {e}")))?;
@@ -415,6 +434,78 @@ fn install(interp: &Interpreter, wheel: &Path, site: &Path) -> Result<(), Inspec
         )));
     }
     // Readable by the sandbox's user.
+    for entry in walk(site) {
+        open_to_all(&entry)?;
+    }
+    open_to_all(site)?;
+    Ok(())
+}
+
+/// Two days after `uploaded` (`2024-05-03`), the cut-off of the release's dependencies.
+fn era(uploaded: &str) -> Option<String> {
+    let mut parts = uploaded.splitn(3, '-').map(|p| p.parse::<i64>().ok());
+    let (y, m, d) = (parts.next()??, parts.next()??, parts.next()??);
+    // Days from the civil date and back (Howard Hinnant's algorithms): no date crate needed.
+    let (yy, mm) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let doy = (153 * mm + 2) / 5 + d - 1;
+    let days = era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy + 2;
+    let era = days.div_euclid(146097);
+    let doe = days - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    Some(format!("{y:04}-{m:02}-{d:02}"))
+}
+
+/// uv, when it is there (`REFGRAPH_UV`, else `uv` on the PATH).
+fn uv(opts: &InspectOptions) -> Option<PathBuf> {
+    let uv = opts.uv.clone().unwrap_or_else(|| PathBuf::from("uv"));
+    Command::new(&uv)
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|_| uv)
+}
+
+/// [`install`] with uv, every package at its newest version uploaded before `day`.
+fn install_with_uv(
+    interp: &Interpreter,
+    uv: &Path,
+    spec: &str,
+    day: &str,
+    site: &Path,
+) -> Result<(), InspectError> {
+    let out = Command::new(uv)
+        .args([
+            "pip",
+            "install",
+            "--quiet",
+            "--only-binary",
+            ":all:",
+            "--python",
+        ])
+        .arg(&interp.executable)
+        .arg("--target")
+        .arg(site)
+        .args(["--exclude-newer", day, spec])
+        .output()
+        .map_err(|e| InspectError::Install(format!("uv: {e}")))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = err.lines().rev().take(6).collect();
+        return Err(InspectError::Install(format!(
+            "uv pip install of {spec} (dependencies as of {day}) for {} {} failed: {}",
+            interp.implementation,
+            interp.version,
+            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+        )));
+    }
     for entry in walk(site) {
         open_to_all(&entry)?;
     }
@@ -615,7 +706,6 @@ pub struct MergeSummary {
 /// others as aliases; a name bound to a symbol the source already shows reaches that symbol.
 pub fn merge(facts: &mut ReleaseFacts, inspection: &Inspection) -> MergeSummary {
     let interp = &inspection.interpreter;
-    let provenance = format!("runtime: bound when the module is imported on {interp}");
     let mut known: BTreeMap<String, String> = BTreeMap::new();
     for s in &facts.symbols {
         known.insert(s.qualified_name.clone(), s.qualified_name.clone());
@@ -753,7 +843,9 @@ pub fn merge(facts: &mut ReleaseFacts, inspection: &Inspection) -> MergeSummary 
         let (path, module, info) = &group[0];
         let mut symbol = runtime_symbol(path, module, info, inspection, &module_files);
         symbol.aliases = group[1..].iter().map(|(p, _, _)| p.clone()).collect();
-        symbol.provenance = Some(provenance.clone());
+        symbol.provenance = Some(format!(
+            "runtime: bound when {module} is imported on {interp}"
+        ));
         facts.symbols.push(symbol);
     }
     for (module, names) in runtime_bound {
@@ -835,14 +927,36 @@ fn param_of(p: &RuntimeParam) -> Param {
     }
 }
 
-/// The modules whose names the static reading could not all tell, as `facts` records them.
+/// The modules whose names the static reading could not all tell, as `facts` records them
+/// (classes whose members it cannot all tell are left out: importing names a module).
 pub fn unknown_modules(facts: &ReleaseFacts) -> Vec<String> {
+    let modules: BTreeSet<&str> = facts
+        .symbols
+        .iter()
+        .filter(|s| s.kind == SymbolKind::Module)
+        .map(|s| s.qualified_name.as_str())
+        .collect();
     let mut out: Vec<String> = facts
         .unknown_members
         .iter()
+        .filter(|(m, _)| modules.contains(m.as_str()))
         .map(|(m, _)| m.clone())
         .collect();
     out.sort();
     out.dedup();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_era_of_a_release_is_two_days_after_its_upload() {
+        assert_eq!(era("2024-05-03").as_deref(), Some("2024-05-05"));
+        assert_eq!(era("2024-12-30").as_deref(), Some("2025-01-01"));
+        assert_eq!(era("2024-02-28").as_deref(), Some("2024-03-01"));
+        assert_eq!(era("2023-02-28").as_deref(), Some("2023-03-02"));
+        assert_eq!(era("not a date"), None);
+    }
 }

@@ -504,6 +504,7 @@ fn a_missing_sdist_leaves_the_wheel_whole_with_a_diagnostic() {
     zip.finish().unwrap();
     std::fs::write(&path, buf.into_inner()).unwrap();
     let fetched = refgraph::fetch::Fetched {
+        uploaded: None,
         path,
         url: "file:///nowhere".into(),
         sha256: String::new(),
