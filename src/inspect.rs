@@ -423,17 +423,27 @@ fn install(interp: &Interpreter, what: &std::ffi::OsStr, site: &Path) -> Result<
         .env("PIP_NO_WARN_SCRIPT_LOCATION", "1")
         .output()
         .map_err(|e| InspectError::Install(format!("pip: {e}")))?;
+    installed(&out, &format!("pip install of {name}"), interp, site)
+}
+
+/// The outcome of an installer's run: its last lines of stderr when it failed, else `site`
+/// made readable by the sandbox's user.
+fn installed(
+    out: &std::process::Output,
+    what: &str,
+    interp: &Interpreter,
+    site: &Path,
+) -> Result<(), InspectError> {
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         let tail: Vec<&str> = err.lines().rev().take(6).collect();
         return Err(InspectError::Install(format!(
-            "pip install of {name} for {} {} failed: {}",
+            "{what} for {} {} failed: {}",
             interp.implementation,
             interp.version,
             tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
         )));
     }
-    // Readable by the sandbox's user.
     for entry in walk(site) {
         open_to_all(&entry)?;
     }
@@ -496,21 +506,8 @@ fn install_with_uv(
         .args(["--exclude-newer", day, spec])
         .output()
         .map_err(|e| InspectError::Install(format!("uv: {e}")))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        let tail: Vec<&str> = err.lines().rev().take(6).collect();
-        return Err(InspectError::Install(format!(
-            "uv pip install of {spec} (dependencies as of {day}) for {} {} failed: {}",
-            interp.implementation,
-            interp.version,
-            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
-        )));
-    }
-    for entry in walk(site) {
-        open_to_all(&entry)?;
-    }
-    open_to_all(site)?;
-    Ok(())
+    let what = format!("uv pip install of {spec} (dependencies as of {day})");
+    installed(&out, &what, interp, site)
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
