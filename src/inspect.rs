@@ -138,7 +138,6 @@ pub struct RuntimeParam {
 #[derive(Debug, Clone)]
 pub enum ModuleOutcome {
     Imported {
-        file: Option<String>,
         names: BTreeMap<String, RuntimeName>,
         /// Which run of the probe imported it (ids are compared within a run only).
         run: usize,
@@ -151,8 +150,8 @@ pub enum ModuleOutcome {
 pub struct Inspection {
     /// `CPython 3.11.7 (linux-x86_64)`.
     pub interpreter: String,
-    /// Folders the modules were imported from; files under them are named relative to them.
-    pub roots: Vec<PathBuf>,
+    /// The folder the modules were imported from; files under it are named relative to it.
+    pub root: PathBuf,
     pub modules: BTreeMap<String, ModuleOutcome>,
     /// Seconds spent installing, and importing.
     pub install_seconds: f64,
@@ -207,6 +206,7 @@ pub fn inspect(
     let install_seconds = start.elapsed().as_secs_f64();
     let probe = work.path().join("inspect_probe.py");
     std::fs::write(&probe, PROBE)?;
+    open_to_all(&probe)?;
     let mut outcomes = BTreeMap::new();
     let mut left: Vec<String> = modules.to_vec();
     let mut run = 0;
@@ -225,7 +225,6 @@ pub fn inspect(
         });
         std::fs::write(&config, json.to_string())?;
         open_to_all(&config)?;
-        open_to_all(&probe)?;
         let before = outcomes.len();
         run_probe(&interp, &probe, &config, &root, opts, run, &mut outcomes)?;
         // Every module the run began but did not finish has its outcome; go on after it.
@@ -243,7 +242,7 @@ pub fn inspect(
             "{} {} ({})",
             interp.implementation, interp.version, interp.platform
         ),
-        roots: vec![root],
+        root,
         modules: outcomes,
         install_seconds,
         import_seconds: start.elapsed().as_secs_f64() - install_seconds,
@@ -311,9 +310,10 @@ fn is_root() -> bool {
 /// bwrap's arguments up to the command: the read-only system, `binds` read-only at their own
 /// paths, a private `/tmp`, and no network, IPC, UTS or process namespace shared.
 fn sandbox_args(binds: &[&Path], tmp_bytes: u64) -> Vec<String> {
+    let root = is_root();
     let mut a: Vec<String> = Vec::new();
     let mut push = |items: &[&str]| a.extend(items.iter().map(|s| s.to_string()));
-    if is_root() {
+    if root {
         // No user namespace: as root it would map to root, whom the process limit exempts.
         push(&[
             "--unshare-ipc",
@@ -384,7 +384,7 @@ fn sandbox_args(binds: &[&Path], tmp_bytes: u64) -> Vec<String> {
         .map(String::from),
     );
     a.push("--".into());
-    if is_root() {
+    if root {
         a.extend(
             [
                 "setpriv",
@@ -674,11 +674,7 @@ fn outcome_of(v: &serde_json::Value, run: usize) -> ModuleOutcome {
         .get("names")
         .and_then(|n| serde_json::from_value(n.clone()).ok())
         .unwrap_or_default();
-    ModuleOutcome::Imported {
-        file: v.get("file").and_then(|f| f.as_str()).map(str::to_string),
-        names,
-        run,
-    }
+    ModuleOutcome::Imported { names, run }
 }
 
 /// What [`merge`] did.
@@ -867,12 +863,10 @@ fn runtime_symbol(
         _ => SymbolKind::Attribute,
     };
     let relative = |file: &str| -> Option<String> {
-        inspection.roots.iter().find_map(|r| {
-            Path::new(file)
-                .strip_prefix(r)
-                .ok()
-                .map(|p| p.to_string_lossy().replace('\\', "/"))
-        })
+        Path::new(file)
+            .strip_prefix(&inspection.root)
+            .ok()
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
     };
     let (file, line) = match info.file.as_deref().and_then(relative) {
         Some(f) => (f, info.line.unwrap_or(0)),

@@ -152,6 +152,24 @@ enum ModelAction {
     Status,
 }
 
+/// Run-time inspection, as `add` and `ingest` take it.
+#[derive(clap::Args)]
+struct InspectArgs {
+    /// Import, in a sandbox, the Python modules whose names the source does not show (a
+    /// compiled core without a stub, names made at import): the names they bind are added
+    /// with provenance `runtime`. Runs the release's code: needs bubblewrap
+    #[arg(long)]
+    inspect: bool,
+    /// Wall-clock budget of one module's import under --inspect
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 60,
+        requires = "inspect"
+    )]
+    inspect_seconds: u64,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Fetch releases from PyPI or npm (verified by the registry's digest, cached) and ingest them
@@ -172,19 +190,8 @@ enum Command {
         /// Do not update the text index (`refgraph reindex` catches up later)
         #[arg(long)]
         no_index: bool,
-        /// Import, in a sandbox, the Python modules whose names the source does not show (a
-        /// compiled core without a stub, names made at import): the names they bind are added
-        /// with provenance `runtime`. Runs the release's code: needs bubblewrap
-        #[arg(long)]
-        inspect: bool,
-        /// Wall-clock budget of one module's import under --inspect
-        #[arg(
-            long,
-            value_name = "SECONDS",
-            default_value_t = 60,
-            requires = "inspect"
-        )]
-        inspect_seconds: u64,
+        #[command(flatten)]
+        inspect: InspectArgs,
     },
     /// Ingest a local source tree, wheel or sdist as one release
     #[command(
@@ -201,19 +208,8 @@ enum Command {
         /// Do not update the text index (`refgraph reindex` catches up later)
         #[arg(long)]
         no_index: bool,
-        /// Import, in a sandbox, the Python modules whose names the source does not show (a
-        /// compiled core without a stub, names made at import): the names they bind are added
-        /// with provenance `runtime`. Runs the release's code: needs bubblewrap
-        #[arg(long)]
-        inspect: bool,
-        /// Wall-clock budget of one module's import under --inspect
-        #[arg(
-            long,
-            value_name = "SECONDS",
-            default_value_t = 60,
-            requires = "inspect"
-        )]
-        inspect_seconds: u64,
+        #[command(flatten)]
+        inspect: InspectArgs,
     },
     /// Serve the MCP tools over stdio, or over HTTP with a SPARQL endpoint and console (--http)
     #[command(
@@ -635,7 +631,6 @@ fn run(cli: Cli) -> Result<u8> {
             as_package,
             no_index,
             inspect,
-            inspect_seconds,
         } => add(
             &cli,
             &data,
@@ -643,7 +638,7 @@ fn run(cli: Cli) -> Result<u8> {
             spec.as_deref(),
             as_package.as_deref(),
             *no_index,
-            inspect_options(*inspect, *inspect_seconds)?,
+            inspect_options(inspect)?,
         ),
         Command::Ingest {
             path,
@@ -651,13 +646,12 @@ fn run(cli: Cli) -> Result<u8> {
             version,
             no_index,
             inspect,
-            inspect_seconds,
         } => cmd_ingest(
             &cli,
             &data,
             (path, package, version),
             no_index,
-            inspect_options(*inspect, *inspect_seconds)?,
+            inspect_options(inspect)?,
         ),
         Command::Project {
             path,
@@ -741,15 +735,12 @@ fn run(cli: Cli) -> Result<u8> {
 
 /// The run-time inspection `--inspect` asks for, checked to be possible before anything is
 /// fetched: bubblewrap and an interpreter.
-fn inspect_options(
-    inspect: bool,
-    seconds: u64,
-) -> Result<Option<refgraph::inspect::InspectOptions>> {
-    if !inspect {
+fn inspect_options(args: &InspectArgs) -> Result<Option<refgraph::inspect::InspectOptions>> {
+    if !args.inspect {
         return Ok(None);
     }
     let opts = refgraph::inspect::InspectOptions {
-        module_seconds: seconds.max(1),
+        module_seconds: args.inspect_seconds.max(1),
         ..Default::default()
     };
     refgraph::inspect::available(&opts)?;

@@ -13,7 +13,7 @@ Output, one JSON object per line on the descriptor that was stdout when the prob
 (package code that prints goes to stderr instead), each line prefixed with `@@refgraph `:
   {"python": "3.11.7", "implementation": "CPython", "platform": "linux-x86_64"}
   {"begin": MODULE}
-  {"done": MODULE, "ok": true, "file": PATH|null, "names": {NAME: INFO}}
+  {"done": MODULE, "ok": true, "names": {NAME: INFO}}
   {"done": MODULE, "ok": false, "error": "ImportError: ..."}
 INFO: {"id": id() of the object (the same object bound under two names has one),
 "kind": "module"|"class"|"function"|"value", "home": where it is defined
@@ -184,15 +184,7 @@ def main():
         except BaseException as e:  # SystemExit, MemoryError, ImportError: all reported
             say({"done": name, "ok": False, "error": text(f"{type(e).__name__}: {e}", 500)})
             continue
-        file = getattr(mod, "__file__", None)
-        say(
-            {
-                "done": name,
-                "ok": True,
-                "file": os.path.realpath(file) if isinstance(file, str) else None,
-                "names": names_of(mod),
-            }
-        )
+        say({"done": name, "ok": True, "names": names_of(mod)})
     channel.close()
     os._exit(0)
 

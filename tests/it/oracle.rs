@@ -99,12 +99,7 @@ pub(crate) fn pip_install_into(target: &Path, specs: &[String], with_deps: bool)
 
 /// Fetches the release's wheel from PyPI (cached) and ingests it into `store`.
 pub(crate) fn ingest_release(store: &Store, rel: &Release, cache: &Path) {
-    let id = PackageId::new(refgraph::model::Ecosystem::Pypi, rel.name);
-    let fetched = refgraph::fetch::fetch_pypi(&id, rel.version, &cache.join("pypi"), &|_, _| {})
-        .unwrap_or_else(|e| panic!("fetching {} {} from PyPI: {e}", rel.name, rel.version));
-    // As `refgraph add` reads it: a wheel's sourceless compiled modules from the sdist.
-    let (files, diags) =
-        refgraph::ingest::read_fetched(&id, rel.version, &fetched, &Limits::default()).unwrap();
+    let (id, fetched, files, diags) = fetch_and_read(rel, cache);
     ingest_files(
         store,
         &id,
@@ -117,6 +112,25 @@ pub(crate) fn ingest_release(store: &Store, rel: &Release, cache: &Path) {
     .unwrap();
 }
 
+/// The release's wheel from PyPI (cached), read as `refgraph add` reads it: a wheel's
+/// sourceless compiled modules from the sdist.
+fn fetch_and_read(
+    rel: &Release,
+    cache: &Path,
+) -> (
+    PackageId,
+    refgraph::fetch::Fetched,
+    Vec<refgraph::extract::SourceFile>,
+    Vec<refgraph::model::Diagnostic>,
+) {
+    let id = PackageId::new(refgraph::model::Ecosystem::Pypi, rel.name);
+    let fetched = refgraph::fetch::fetch_pypi(&id, rel.version, &cache.join("pypi"), &|_, _| {})
+        .unwrap_or_else(|e| panic!("fetching {} {} from PyPI: {e}", rel.name, rel.version));
+    let (files, diags) =
+        refgraph::ingest::read_fetched(&id, rel.version, &fetched, &Limits::default()).unwrap();
+    (id, fetched, files, diags)
+}
+
 /// [`ingest_release`] with run-time inspection (issue 49): the modules whose names the static
 /// reading leaves unknown are imported in the sandbox from `site`, where the release and its
 /// dependencies are installed. Returns the report and the seconds the whole ingest took.
@@ -126,12 +140,8 @@ pub(crate) fn ingest_release_inspected(
     cache: &Path,
     site: &Path,
 ) -> (refgraph::ingest::IngestReport, f64) {
-    let id = PackageId::new(refgraph::model::Ecosystem::Pypi, rel.name);
-    let fetched = refgraph::fetch::fetch_pypi(&id, rel.version, &cache.join("pypi"), &|_, _| {})
-        .unwrap_or_else(|e| panic!("fetching {} {} from PyPI: {e}", rel.name, rel.version));
     let start = std::time::Instant::now();
-    let (files, diags) =
-        refgraph::ingest::read_fetched(&id, rel.version, &fetched, &Limits::default()).unwrap();
+    let (id, fetched, files, diags) = fetch_and_read(rel, cache);
     let options = refgraph::inspect::InspectOptions {
         module_seconds: 120,
         ..Default::default()

@@ -392,22 +392,24 @@ fn public_surface_agrees_with_python_on_real_libraries() {
     let yes: usize = rows.values().map(|t| t.yes + t.inspected_yes).sum();
     let inspected_no: usize = rows.values().map(|t| t.inspected_no.len()).sum();
     let unmarked: usize = rows.values().map(|t| t.inspected_unmarked.len()).sum();
-    let inspected = rows.values().filter(|t| t.ingest_seconds > 0.0).count();
-    let mut shares: Vec<f64> = rows
-        .values()
-        .filter(|t| t.ingest_seconds > 0.0)
-        .map(|t| t.inspect_seconds / t.ingest_seconds)
+    let inspected_rows: Vec<(&String, &Tally)> = rows
+        .iter()
+        .filter(|(_, t)| t.ingest_seconds > 0.0)
+        .collect();
+    let inspected = inspected_rows.len();
+    let mut shares: Vec<f64> = inspected_rows
+        .iter()
+        .map(|(_, t)| t.inspect_seconds / t.ingest_seconds)
         .collect();
     shares.sort_by(f64::total_cmp);
-    let mut per_release: Vec<f64> = rows
-        .values()
-        .filter(|t| t.ingest_seconds > 0.0)
-        .map(|t| t.inspect_seconds)
+    let mut per_release: Vec<f64> = inspected_rows
+        .iter()
+        .map(|(_, t)| t.inspect_seconds)
         .collect();
     per_release.sort_by(f64::total_cmp);
     let median = |v: &[f64]| v.get(v.len() / 2).copied().unwrap_or(0.0);
     let inspected_recall = yes as f64 / runtime.max(1) as f64;
-    for (k, t) in rows.iter().filter(|(_, t)| t.ingest_seconds > 0.0) {
+    for (k, t) in &inspected_rows {
         println!(
             "inspect {k:<26} +{:>6} present, {:>3} false, {:>3} unmarked, inspection {:>6.1}s of {:>6.1}s ingest",
             t.inspected_yes,
