@@ -417,6 +417,10 @@ pub struct ApiDetail {
     /// interpreter and platform it was imported on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provenance: Option<String>,
+    /// Set when type checkers and the run time disagree on the name (declared only by the
+    /// module's stub, or missing from it): what each says, and which view the answer gives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub views_differ: Option<String>,
     pub is_async: bool,
     pub decorators: Vec<String>,
     pub bases: Vec<String>,
@@ -558,6 +562,12 @@ pub struct VersionCheck {
     /// interpreter and platform it was bound on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provenance: Option<String>,
+    /// Set when, in the requested release (the newest when none is asked), type checkers and
+    /// the run time disagree on the name (bound only under `if TYPE_CHECKING:`, declared only
+    /// by the module's stub, or missing from it): what each says, and which view the answer
+    /// gives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub views_differ: Option<String>,
     /// Every indexed release of the package, oldest first.
     pub versions: Vec<VersionEntry>,
     /// First indexed release that has it (it may be older than every indexed release).

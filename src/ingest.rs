@@ -729,11 +729,10 @@ fn ingest_fetched(
 ) -> Result<IngestReport, AddError> {
     let (files, diags) = read_fetched(id, version, fetched, limits)?;
     // pip picks the release's wheel for this interpreter: the one fetched may be another
-    // platform's. npm releases are not inspected (issue 49, item 5).
+    // platform's. npm releases are not inspected (issue 49, item 5), nor packages a
+    // config's list leaves out.
     let subject = crate::inspect::Subject::Registry(&id.name, version, fetched.uploaded.as_deref());
-    let inspect = inspect
-        .filter(|_| id.ecosystem == crate::model::Ecosystem::Pypi)
-        .map(|o| (subject, o));
+    let inspect = inspect.filter(|o| o.covers(id)).map(|o| (subject, o));
     Ok(ingest_files_inspecting(
         store,
         id,

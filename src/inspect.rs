@@ -23,7 +23,9 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::model::{Diagnostic, Param, ParamKind, ReleaseFacts, Symbol, SymbolKind};
+use crate::model::{
+    Diagnostic, Ecosystem, PackageId, Param, ParamKind, ReleaseFacts, Symbol, SymbolKind,
+};
 
 /// The probe, kept as data beside the extractors' queries.
 const PROBE: &str = include_str!("../extractors/python/inspect_probe.py");
@@ -51,6 +53,16 @@ pub struct InspectOptions {
     pub file_bytes: u64,
     /// Size of the sandbox's private `/tmp`, in bytes.
     pub tmp_bytes: u64,
+    /// The PyPI packages whose releases are inspected (`config.toml`'s `[inspect] packages`);
+    /// `None`: every Python release.
+    pub only: Option<Vec<PackageId>>,
+}
+
+impl InspectOptions {
+    /// Whether releases of `id` are inspected: Python ones, of the listed packages if any.
+    pub fn covers(&self, id: &PackageId) -> bool {
+        id.ecosystem == Ecosystem::Pypi && self.only.as_ref().is_none_or(|o| o.contains(id))
+    }
 }
 
 impl Default for InspectOptions {
@@ -64,6 +76,7 @@ impl Default for InspectOptions {
             processes: 64,
             file_bytes: 64 << 20,
             tmp_bytes: 256 << 20,
+            only: None,
         }
     }
 }

@@ -180,10 +180,13 @@ pub fn summary_of(doc: &str) -> String {
 ///   module file of the same name; unpacking (`A, B = ...`) binds its names; plotly's
 ///   `relative_import` tables are read; a name bound to a stub whose every call raises a
 ///   removal error is not available (`rg:raisesOnUse`).
+/// - PyPI 9: where type checkers and the run time disagree on a module's names (bound only
+///   under `if TYPE_CHECKING:`, declared only by the stub, missing from the stub), the module
+///   says so (`rg:typeCheckerView`).
 pub fn facts_version(ecosystem: Ecosystem) -> i64 {
     match ecosystem {
         Ecosystem::Npm => 4,
-        Ecosystem::Pypi => 8,
+        Ecosystem::Pypi => 9,
         Ecosystem::Generic => 2,
     }
 }
@@ -294,6 +297,13 @@ pub fn release_quads(
             &node(symbol_iri(package, module)),
             rg::RAISES_ON_USE,
             &format!("{name}\t{why}"),
+        );
+    }
+    for (module, name, view) in &facts.type_views {
+        w.str(
+            &node(symbol_iri(package, module)),
+            rg::TYPE_CHECKER_VIEW,
+            &format!("{name}\t{view}"),
         );
     }
     lower_relations(&mut w, package, &release, facts);

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use refgraph::answer::{AnswerError, Engine, ErrorKind, Failure};
+use refgraph::config::Config;
 use refgraph::diff;
 use refgraph::extract::Language;
 use refgraph::ingest::{Limits, ingest_files_with, read_release};
@@ -50,7 +51,14 @@ people use the commands below.",
   refgraph versions click.get_terminal_size --package click
   refgraph list pkg:pypi/click --kind function
   refgraph sparql 'SELECT ?g WHERE { GRAPH ?g { ?g a <https://refgraph.dev/ontology#Release> } }'
-  refgraph serve            # MCP over stdio, for an assistant"
+  refgraph serve            # MCP over stdio, for an assistant
+
+Files:
+  DATA/config.toml (or REFGRAPH_CONFIG): settings for every command on DATA; today
+    [inspect]
+    packages = [\"astropy\", \"h5py\"]      # inspected at run time by add, ingest and sync
+                                        # without --inspect (--no-inspect: not this time)
+    seconds = 60                        # one module's import budget"
 )]
 struct Cli {
     /// Where the store and download cache live [default: the per-user data directory]
@@ -152,22 +160,22 @@ enum ModelAction {
     Status,
 }
 
-/// Run-time inspection, as `add` and `ingest` take it.
+/// Run-time inspection, as `add`, `ingest` and `sync` take it.
 #[derive(clap::Args)]
 struct InspectArgs {
     /// Import, in a sandbox, the Python modules whose names the source does not show (a
     /// compiled core without a stub, names made at import): the names they bind are added
-    /// with provenance `runtime`. Runs the release's code: needs bubblewrap
+    /// with provenance `runtime`. Runs the release's code: needs bubblewrap. Without it, the
+    /// packages DATA/config.toml lists under [inspect] are inspected (see --help of refgraph)
     #[arg(long)]
     inspect: bool,
-    /// Wall-clock budget of one module's import under --inspect
-    #[arg(
-        long,
-        value_name = "SECONDS",
-        default_value_t = 60,
-        requires = "inspect"
-    )]
-    inspect_seconds: u64,
+    /// Run no package code, not even for the packages DATA/config.toml lists under [inspect]
+    #[arg(long, conflicts_with = "inspect")]
+    no_inspect: bool,
+    /// Wall-clock budget of one module's import under inspection [default: config.toml's
+    /// [inspect] seconds, else 60]
+    #[arg(long, value_name = "SECONDS")]
+    inspect_seconds: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -257,6 +265,8 @@ enum Command {
         /// Do not update the text index (`refgraph reindex` catches up later)
         #[arg(long)]
         no_index: bool,
+        #[command(flatten)]
+        inspect: InspectArgs,
     },
     /// Searches in the query log that found nothing or nothing relevant, most asked first
     Misses {
@@ -624,6 +634,7 @@ fn print_json(v: &impl serde::Serialize) -> Result<()> {
 
 fn run(cli: Cli) -> Result<u8> {
     let data = data_dir(&cli)?;
+    let config = Config::load(&data)?;
     match &cli.command {
         Command::Add {
             releases,
@@ -638,7 +649,7 @@ fn run(cli: Cli) -> Result<u8> {
             spec.as_deref(),
             as_package.as_deref(),
             *no_index,
-            inspect_options(inspect)?,
+            inspect_options(inspect, &config)?,
         ),
         Command::Ingest {
             path,
@@ -651,7 +662,7 @@ fn run(cli: Cli) -> Result<u8> {
             &data,
             (path, package, version),
             no_index,
-            inspect_options(inspect)?,
+            inspect_options(inspect, &config)?,
         ),
         Command::Project {
             path,
@@ -665,9 +676,16 @@ fn run(cli: Cli) -> Result<u8> {
             jobs,
             refresh,
             no_index,
-        } => sync(&cli, &data, path, *all, *jobs, *refresh, *no_index),
+            inspect,
+        } => sync(
+            &cli,
+            &data,
+            path,
+            (*all, *jobs, *refresh, *no_index),
+            inspect_options(inspect, &config)?,
+        ),
         Command::Misses { log } => cmd_misses(&cli, &data, log),
-        Command::Serve(args) => cmd_serve(&cli, &data, args),
+        Command::Serve(args) => cmd_serve(&cli, &data, &config, args),
         Command::Usage {
             name,
             package,
@@ -733,18 +751,36 @@ fn run(cli: Cli) -> Result<u8> {
     }
 }
 
-/// The run-time inspection `--inspect` asks for, checked to be possible before anything is
-/// fetched: bubblewrap and an interpreter.
-fn inspect_options(args: &InspectArgs) -> Result<Option<refgraph::inspect::InspectOptions>> {
-    if !args.inspect {
-        return Ok(None);
-    }
+/// The run-time inspection a command runs: every Python release with `--inspect` (checked to
+/// be possible before anything is fetched: bubblewrap and an interpreter), none with
+/// `--no-inspect`, else the releases of the packages `config.toml` lists (an inspection that
+/// cannot run is then a warning on the release, not a failed command).
+fn inspect_options(
+    args: &InspectArgs,
+    config: &Config,
+) -> Result<Option<refgraph::inspect::InspectOptions>> {
     let opts = refgraph::inspect::InspectOptions {
-        module_seconds: args.inspect_seconds.max(1),
+        module_seconds: args
+            .inspect_seconds
+            .or(config.inspect_seconds)
+            .unwrap_or(60)
+            .max(1),
         ..Default::default()
     };
-    refgraph::inspect::available(&opts)?;
-    Ok(Some(opts))
+    if args.no_inspect {
+        return Ok(None);
+    }
+    if args.inspect {
+        refgraph::inspect::available(&opts)?;
+        return Ok(Some(opts));
+    }
+    if config.inspect_packages.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(refgraph::inspect::InspectOptions {
+        only: Some(config.inspect_packages.clone()),
+        ..opts
+    }))
 }
 
 /// `refgraph ingest PATH`: one release from a folder, wheel, sdist or spec file.
@@ -756,11 +792,22 @@ fn cmd_ingest(
     inspect: Option<refgraph::inspect::InspectOptions>,
 ) -> Result<u8> {
     let package = parse_package(package)?;
+    let inspect = inspect.filter(|o| o.covers(&package));
     let subject = match &inspect {
         None => None,
         Some(_) if path.is_dir() => Some(refgraph::inspect::Subject::Tree(path)),
         Some(_) if path.extension().is_some_and(|e| e == "whl") => {
             Some(refgraph::inspect::Subject::Wheel(path))
+        }
+        Some(o) if o.only.is_some() => {
+            eprintln!(
+                "note: {} is listed under [inspect] in {}, but run-time inspection imports a \
+                 source folder or a wheel and {} is neither: not inspected",
+                package.purl(),
+                Config::path_for(data).display(),
+                path.display()
+            );
+            None
         }
         Some(_) => bail!(
             "--inspect imports a source folder or a wheel; {} is neither",
@@ -831,7 +878,7 @@ fn cmd_misses(cli: &Cli, data: &Path, log: &Option<PathBuf>) -> Result<u8> {
 
 /// `refgraph serve`: the MCP tools over stdio, or with `--http` the MCP endpoint, SPARQL and
 /// the console.
-fn cmd_serve(cli: &Cli, data: &Path, args: &ServeArgs) -> Result<u8> {
+fn cmd_serve(cli: &Cli, data: &Path, config: &Config, args: &ServeArgs) -> Result<u8> {
     let ServeArgs {
         query_log,
         http,
@@ -845,7 +892,10 @@ fn cmd_serve(cli: &Cli, data: &Path, args: &ServeArgs) -> Result<u8> {
         allow_inspect,
     } = args;
     let server_ingester = || refgraph::ingest::Ingester {
-        inspect: allow_inspect.then(refgraph::inspect::InspectOptions::default),
+        inspect: allow_inspect.then(|| refgraph::inspect::InspectOptions {
+            module_seconds: config.inspect_seconds.unwrap_or(60),
+            ..Default::default()
+        }),
         ..ingester(cli, data)
     };
     let log = match query_log {
@@ -1003,6 +1053,9 @@ fn cmd_api(
         if let Some(p) = &d.provenance {
             println!("  from the run time, not the source: {p}");
         }
+        if let Some(v) = &d.views_differ {
+            println!("  {v}");
+        }
         if let Some(dep) = &d.deprecation {
             println!("  DEPRECATED{}", dep.describe());
         }
@@ -1077,6 +1130,9 @@ fn cmd_versions(cli: &Cli, data: &Path, name: &str, package: &Option<String>) ->
         }
         if let Some(p) = &c.provenance {
             println!("  from the run time, not the source: {p}");
+        }
+        if let Some(v) = &c.views_differ {
+            println!("  {v}");
         }
         if let Some(v) = &c.introduced_in {
             println!("  first indexed release with it: {v}");
@@ -1868,10 +1924,8 @@ fn sync(
     cli: &Cli,
     data: &Path,
     path: &Path,
-    all: bool,
-    jobs: usize,
-    refresh: bool,
-    no_index: bool,
+    (all, jobs, refresh, no_index): (bool, usize, bool, bool),
+    inspect: Option<refgraph::inspect::InspectOptions>,
 ) -> Result<u8> {
     use refgraph::project::sync::{Event, SyncOptions};
     let project = refgraph::project::Project::load(path).map_err(anyhow::Error::msg)?;
@@ -1899,7 +1953,10 @@ fn sync(
         }
     };
     let opts = SyncOptions {
-        ingester: ingester(cli, data),
+        ingester: refgraph::ingest::Ingester {
+            inspect,
+            ..ingester(cli, data)
+        },
         jobs,
         transitive: all,
         versions_max_age: versions_max_age(refresh),

@@ -454,6 +454,9 @@ fn detail_text(d: &ApiDetail, release: &str) -> String {
     if let Some(p) = &d.provenance {
         t.push_str(&format!("\nfrom the run time, not the source: {p}"));
     }
+    if let Some(v) = &d.views_differ {
+        t.push_str(&format!("\n{v}"));
+    }
     t.push('\n');
     t.push_str(&serde_json::to_string(d).unwrap_or_default());
     t
@@ -508,6 +511,9 @@ fn check_text(c: &VersionCheck) -> String {
     }
     if let Some(p) = &c.provenance {
         t.push_str(&format!("\nfrom the run time, not the source: {p}"));
+    }
+    if let Some(v) = &c.views_differ {
+        t.push_str(&format!("\n{v}"));
     }
     if let Some(v) = &c.introduced_in {
         t.push_str(&format!("\nfirst indexed release with it: {v}"));
@@ -717,7 +723,7 @@ impl RefgraphServer {
 
     /// Whether a name exists in each indexed release of a package.
     #[tool(
-        description = "Does this API symbol exist in a given release, and in which indexed releases of the package: availability per version, first release with it, release that removed it, deprecation and replacement. An unknown name is a normal answer with available false everywhere. Available is null (with unknown_reason) where a release cannot tell statically: a compiled module without a stub, a module __getattr__ it cannot read, a namespace written at run time; false is always proven. requires names the optional-dependency test (is_torch_available()) under which the module binds the name. raises_on_use says when a name is bound only to a stub of a removed API whose every call raises (openai 1.x's openai.Completion): it is answered false. provenance is set when the name is known only from importing the module (refgraph add --inspect), with the interpreter and platform.",
+        description = "Does this API symbol exist in a given release, and in which indexed releases of the package: availability per version, first release with it, release that removed it, deprecation and replacement. An unknown name is a normal answer with available false everywhere. Available is null (with unknown_reason) where a release cannot tell statically: a compiled module without a stub, a module __getattr__ it cannot read, a namespace written at run time; false is always proven. requires names the optional-dependency test (is_torch_available()) under which the module binds the name. raises_on_use says when a name is bound only to a stub of a removed API whose every call raises (openai 1.x's openai.Completion): it is answered false. provenance is set when the name is known only from importing the module (refgraph add --inspect), with the interpreter and platform. views_differ is set when type checkers and the run time disagree on the name (bound only under `if TYPE_CHECKING:`, declared only by a .pyi stub, or missing from it), saying which view the answer gives.",
         output_schema = schema_for_output::<VersionCheck>(),
         annotations(read_only_hint = true)
     )]

@@ -330,6 +330,10 @@ pub struct ReleaseFacts {
     /// Names a module binds only at run time to a symbol the source shows elsewhere (module,
     /// names, provenance), found by run-time inspection: reachable, and marked as such.
     pub runtime_bound: Vec<(String, Vec<String>, String)>,
+    /// Names on which type checkers and the run time disagree (bound only under `if
+    /// TYPE_CHECKING:`, declared only by a stub, missing from a stub): `(module, name, what
+    /// each view says and which one answers give)`.
+    pub type_views: Vec<(String, String, String)>,
 }
 
 #[cfg(test)]

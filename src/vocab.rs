@@ -69,6 +69,7 @@ pub mod rg {
         MAYBE_BOUND = "maybeBound",
         GUARDED_BY = "guardedBy",
         RAISES_ON_USE = "raisesOnUse",
+        TYPE_CHECKER_VIEW = "typeCheckerView",
         BOUND_NAMES = "boundNames",
         RUNTIME_BOUND = "runtimeBound",
         DEFINED_IN = "definedIn",

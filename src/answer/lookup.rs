@@ -218,6 +218,9 @@ impl LookupService<'_> {
                 detail.inherited_from = Some(own_parent.to_string());
             }
         }
+        if rel.ecosystem == Ecosystem::Pypi {
+            detail.views_differ = self.type_checker_view(&rel.release, name)?;
+        }
         Ok(detail)
     }
 
@@ -329,6 +332,7 @@ impl LookupService<'_> {
             defined_in: one(rg::DEFINED_IN),
             inherited_from: one(rg::INHERITED_FROM),
             provenance: one(rg::PROVENANCE),
+            views_differ: None,
             is_async: one(rg::IS_ASYNC).as_deref() == Some("true"),
             decorators: all(rg::DECORATOR),
             bases: all(rg::BASE),
@@ -381,9 +385,13 @@ impl LookupService<'_> {
         let mut requires = None;
         let mut raises_on_use = None;
         let mut provenance = None;
+        let mut views_differ = None;
         for r in &rels {
             if requested.as_ref() == Some(&r.version) {
                 requires = self.guard_of(&r.release, name)?;
+            }
+            if requested.as_ref().is_none_or(|v| v == &r.version) {
+                views_differ = self.type_checker_view(&r.release, name)?;
             }
             let mut hit = self.e.resolve_name(&r.release, name)?;
             if hit.is_empty() && r.ecosystem == Ecosystem::Generic {
@@ -469,6 +477,7 @@ impl LookupService<'_> {
             requires,
             raises_on_use,
             provenance,
+            views_differ,
             requested_version: requested,
             introduced_in: first.map(|i| versions[i].version.clone()),
             removed_in,
@@ -545,6 +554,27 @@ impl LookupService<'_> {
                 _ => return Ok(None),
             }
         }
+    }
+
+    /// What type checkers and the run time each say of `name` when they disagree
+    /// (`rg:typeCheckerView` of its module), read under the name asked and under the
+    /// canonical name it resolves to.
+    fn type_checker_view(&self, release: &str, name: &str) -> Result<Option<String>, LookupError> {
+        let view = |n: &str| {
+            self.parent_entry(release, n, crate::vocab::rg::TYPE_CHECKER_VIEW)
+                .map(|e| e.map(|(view, _)| view))
+        };
+        if let Some(v) = view(name)? {
+            return Ok(Some(v));
+        }
+        for (_, qname, _) in self.e.resolve_name(release, name)? {
+            if qname != name
+                && let Some(v) = view(&qname)?
+            {
+                return Ok(Some(v));
+            }
+        }
+        Ok(None)
     }
 
     /// The optional-dependency test under which `name`'s module binds it in `release`.

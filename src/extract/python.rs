@@ -446,10 +446,12 @@ fn merge_stub(source: &mut ModuleSyntax, stub: ModuleSyntax) {
             source.all_refs = stub.all_refs.clone();
         }
     }
-    for d in stub.defs {
+    source.views.extend(stub_views(source, &stub, lazy));
+    for mut d in stub.defs {
         if let Some(mine) = source.defs.iter_mut().find(|m| m.name == d.name) {
-            merge_def(mine, d);
+            merge_def(mine, d, &stub.file);
         } else if !bound.contains(&d.name) {
+            in_file(&mut d, &stub.file);
             source.defs.push(d);
         }
     }
@@ -458,7 +460,71 @@ fn merge_stub(source: &mut ModuleSyntax, stub: ModuleSyntax) {
     }
 }
 
-fn merge_def(mine: &mut Def, stub: Def) {
+/// Where a module's stub and its source disagree on the public names (issue 49, item 4): a
+/// definition only the stub declares, and a definition or a binding of the package's own
+/// names that the stub leaves out. A lazy module serves its stub's names, and a stub with a
+/// module `__getattr__` or a star import declares more than it lists: no note for those.
+fn stub_views(source: &ModuleSyntax, stub: &ModuleSyntax, lazy: bool) -> Vec<ViewNote> {
+    let public = |n: &str| !n.starts_with('_');
+    let mut views = Vec::new();
+    if !lazy {
+        let in_source = |n: &str| {
+            source.defs.iter().any(|d| d.name == n) || source.bindings.iter().any(|b| b.name == n)
+        };
+        views.extend(
+            stub.defs
+                .iter()
+                .filter(|d| public(&d.name) && !in_source(&d.name))
+                .map(|d| ViewNote {
+                    name: d.name.clone(),
+                    kind: ViewKind::StubOnly,
+                    at: format!("{}:{}", stub.file, d.line),
+                }),
+        );
+    }
+    if stub.has_module_getattr() || !stub.star_imports.is_empty() {
+        return views;
+    }
+    let declared = |n: &str| {
+        stub.defs.iter().any(|d| d.name == n)
+            || stub.bindings.iter().any(|b| b.name == n && !b.type_only)
+    };
+    let top = source.name.split('.').next().unwrap_or("");
+    let own = |b: &Binding| match &b.target {
+        BindingTarget::FromImport { module, .. } | BindingTarget::Module(module) => {
+            module == top || module.starts_with(&format!("{top}."))
+        }
+        BindingTarget::Value { .. } | BindingTarget::Expr(_) => true,
+    };
+    let from_source = source.defs.iter().map(|d| (&d.name, d.line)).chain(
+        source
+            .bindings
+            .iter()
+            .filter(|b| !b.type_only && own(b))
+            .map(|b| (&b.name, b.line)),
+    );
+    let mut seen = HashSet::new();
+    for (name, line) in from_source {
+        if public(name) && !declared(name) && seen.insert(name) {
+            views.push(ViewNote {
+                name: name.clone(),
+                kind: ViewKind::NotInStub,
+                at: format!("{}:{line}", source.file),
+            });
+        }
+    }
+    views
+}
+
+/// Marks `def` and its members as written in `file`, not in their module's source.
+fn in_file(def: &mut Def, file: &str) {
+    def.file = Some(file.to_string());
+    for m in &mut def.members {
+        in_file(m, file);
+    }
+}
+
+fn merge_def(mine: &mut Def, stub: Def, stub_file: &str) {
     if mine.kind != stub.kind {
         return;
     }
@@ -492,10 +558,11 @@ fn merge_def(mine: &mut Def, stub: Def) {
         }
         return;
     }
-    for m in stub.members {
+    for mut m in stub.members {
         if let Some(own) = mine.members.iter_mut().find(|o| o.name == m.name) {
-            merge_def(own, m);
+            merge_def(own, m, stub_file);
         } else if !mine.member_aliases.iter().any(|a| a.name == m.name) {
+            in_file(&mut m, stub_file);
             mine.members.push(m);
         }
     }
@@ -615,6 +682,56 @@ pub struct ModuleSyntax {
     /// Names bound only as the variable of a module-level `for` loop (`item`): they exist
     /// when the module has run, and are not its API.
     pub loop_variables: Vec<String>,
+    /// Names on which type checkers and the run time disagree (issue 49, item 4): bound only
+    /// under `if TYPE_CHECKING:`, declared only by the module's stub, or bound by the source
+    /// and missing from its stub; with where each view stands.
+    pub views: Vec<ViewNote>,
+}
+
+/// A name the type checkers' view and the run time's disagree on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewNote {
+    pub name: String,
+    pub kind: ViewKind,
+    /// Where the view that has the name sees it: `pkg/mod.py:12`, `pkg/mod.pyi:40`.
+    pub at: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewKind {
+    /// Bound only under `if TYPE_CHECKING:`: type checkers see it, the run time does not.
+    TypeCheckingOnly,
+    /// Declared by the stub, neither defined nor bound by the source.
+    StubOnly,
+    /// Bound by the source, not declared by its stub: type checkers report it missing.
+    NotInStub,
+}
+
+impl ViewNote {
+    /// The sentence an answer carries: what each view says, and which one the answer gives.
+    pub fn text(&self, module: &str) -> String {
+        let n = &self.name;
+        match self.kind {
+            ViewKind::TypeCheckingOnly => format!(
+                "type checkers and the run time disagree: {module}.{n} is bound only under \
+                 `if TYPE_CHECKING:` ({}), so `from {module} import {n}` passes a type check \
+                 and fails when it runs; this answer gives the run time's view",
+                self.at
+            ),
+            ViewKind::StubOnly => format!(
+                "type checkers and the source disagree: the stub declares {module}.{n} ({}) \
+                 and the source neither defines nor binds it; this answer gives the type \
+                 checkers' view (the run time may make the name, as attrs does, or lack it)",
+                self.at
+            ),
+            ViewKind::NotInStub => format!(
+                "type checkers and the run time disagree: the source binds {module}.{n} ({}) \
+                 and the module's stub does not declare it, so type checkers report it \
+                 missing; this answer gives the run time's view",
+                self.at
+            ),
+        }
+    }
 }
 
 impl ModuleSyntax {
@@ -726,6 +843,9 @@ pub struct Def {
     pub name: String,
     pub kind: DefKind,
     pub line: usize,
+    /// The file `line` is in when it is not the module's source: a definition (or a class
+    /// member) only the module's stub has.
+    pub file: Option<String>,
     pub params: Vec<Param>,
     pub returns: Option<String>,
     pub is_async: bool,
@@ -934,6 +1054,7 @@ impl Def {
             name: name.to_string(),
             kind: DefKind::Function,
             line: 0,
+            file: None,
             params: vec![],
             returns: None,
             is_async: false,
@@ -1101,59 +1222,7 @@ fn parse_file(
     }
     syntax.string_tables = string_tables(&scope.statements, src);
     if !scope.type_checking.is_empty() {
-        let typing = |line: usize| scope.type_checking.iter().any(|r| r.contains(&line));
-        // A lazy module names its exports for type checkers under `if TYPE_CHECKING:` and
-        // serves them at run time from an `else:` branch (transformers' `_LazyModule`) or from
-        // a module `__getattr__` (pydantic 2, scipy): there the names exist when the module
-        // runs, and a run-time binding of the same name stands before them.
-        // Under a module `__getattr__` only the package's own names are promoted: an import
-        // of `typing.Iterator` for annotations is not something it serves.
-        let getattr = syntax.has_module_getattr();
-        let top = syntax.name.split('.').next().unwrap_or("").to_string();
-        let own = |t: &BindingTarget| match t {
-            BindingTarget::FromImport { module, .. } | BindingTarget::Module(module) => {
-                module == &top || module.starts_with(&format!("{top}."))
-            }
-            _ => true,
-        };
-        let with_else = |line: usize| scope.type_checking_else.iter().any(|r| r.contains(&line));
-        let runtime: HashSet<String> = syntax
-            .bindings
-            .iter()
-            .filter(|b| !typing(b.line))
-            .map(|b| b.name.clone())
-            .chain(
-                syntax
-                    .defs
-                    .iter()
-                    .filter(|d| !typing(d.line))
-                    .map(|d| d.name.clone()),
-            )
-            .collect();
-        let served = |n: &str| {
-            syntax
-                .getattr_serves
-                .as_ref()
-                .is_some_and(|s| s.iter().any(|x| x == n))
-        };
-        // `sys.modules[__name__] = _LazyModule(...)` (transformers): what users reach is the
-        // lazy module, which serves the names listed for type checkers; the module's own
-        // imports are gone, so a name it both imports and lists (`is_torch_available`) is
-        // the listed one.
-        let replaced = scope
-            .statements
-            .iter()
-            .any(|stmt| squeezed(text(*stmt, src)).starts_with("sys.modules[__name__]="));
-        for b in &mut syntax.bindings {
-            let lazy = with_else(b.line) || getattr && own(&b.target);
-            b.type_only = typing(b.line)
-                && ((!replaced && runtime.contains(&b.name)) || !(lazy || served(&b.name)));
-        }
-        if replaced {
-            syntax.bindings.retain(|b| typing(b.line));
-        }
-        // Classes and functions defined for type checkers only do not exist at run time.
-        syntax.defs.retain(|d| !typing(d.line));
+        type_checking_view(&mut syntax, &scope, src);
     }
     bind_served_metadata(&mut syntax);
     // Deprecation warnings sit inside function bodies; skip the walk when none can be there.
@@ -1161,6 +1230,90 @@ fn parse_file(
         collect_deprecation_warnings(&q.deprecations, root, src, &mut syntax);
     }
     (syntax, diags)
+}
+
+/// What `if TYPE_CHECKING:` blocks bind: names for type checkers only, unless a lazy module
+/// serves them at run time (an `else:` branch, a module `__getattr__`, a module replaced in
+/// `sys.modules`); the package's own names bound for type checkers only are noted
+/// ([`ViewKind::TypeCheckingOnly`]).
+fn type_checking_view(syntax: &mut ModuleSyntax, scope: &Scope<'_>, src: &[u8]) {
+    let typing = |line: usize| scope.type_checking.iter().any(|r| r.contains(&line));
+    // A lazy module names its exports for type checkers under `if TYPE_CHECKING:` and
+    // serves them at run time from an `else:` branch (transformers' `_LazyModule`) or from
+    // a module `__getattr__` (pydantic 2, scipy): there the names exist when the module
+    // runs, and a run-time binding of the same name stands before them.
+    // Under a module `__getattr__` only the package's own names are promoted: an import
+    // of `typing.Iterator` for annotations is not something it serves.
+    let getattr = syntax.has_module_getattr();
+    let top = syntax.name.split('.').next().unwrap_or("").to_string();
+    let own = |t: &BindingTarget| match t {
+        BindingTarget::FromImport { module, .. } | BindingTarget::Module(module) => {
+            module == &top || module.starts_with(&format!("{top}."))
+        }
+        _ => true,
+    };
+    let with_else = |line: usize| scope.type_checking_else.iter().any(|r| r.contains(&line));
+    let runtime: HashSet<String> = syntax
+        .bindings
+        .iter()
+        .filter(|b| !typing(b.line))
+        .map(|b| b.name.clone())
+        .chain(
+            syntax
+                .defs
+                .iter()
+                .filter(|d| !typing(d.line))
+                .map(|d| d.name.clone()),
+        )
+        .collect();
+    let served = |n: &str| {
+        syntax
+            .getattr_serves
+            .as_ref()
+            .is_some_and(|s| s.iter().any(|x| x == n))
+    };
+    // `sys.modules[__name__] = _LazyModule(...)` (transformers): what users reach is the
+    // lazy module, which serves the names listed for type checkers; the module's own
+    // imports are gone, so a name it both imports and lists (`is_torch_available`) is
+    // the listed one.
+    let replaced = scope
+        .statements
+        .iter()
+        .any(|stmt| squeezed(text(*stmt, src)).starts_with("sys.modules[__name__]="));
+    for b in &mut syntax.bindings {
+        let lazy = with_else(b.line) || getattr && own(&b.target);
+        b.type_only = typing(b.line)
+            && ((!replaced && runtime.contains(&b.name)) || !(lazy || served(&b.name)));
+    }
+    // The package's own names bound for type checkers only: `from pkg.mod import Name`
+    // type-checks and fails when it runs. (Whether the run time binds the name some
+    // other way, a star import, is told once imports are followed.)
+    let file = syntax.file.clone();
+    let typing_only = syntax
+        .bindings
+        .iter()
+        .filter(|b| b.type_only && own(&b.target))
+        .map(|b| (&b.name, b.line))
+        .chain(
+            syntax
+                .defs
+                .iter()
+                .filter(|d| typing(d.line))
+                .map(|d| (&d.name, d.line)),
+        )
+        .filter(|(n, _)| !n.starts_with('_') && !runtime.contains(*n))
+        .map(|(n, line)| ViewNote {
+            name: n.clone(),
+            kind: ViewKind::TypeCheckingOnly,
+            at: format!("{file}:{line}"),
+        })
+        .collect::<Vec<_>>();
+    syntax.views.extend(typing_only);
+    if replaced {
+        syntax.bindings.retain(|b| typing(b.line));
+    }
+    // Classes and functions defined for type checkers only do not exist at run time.
+    syntax.defs.retain(|d| !typing(d.line));
 }
 
 /// The syntax tree of `file`, with the text it was parsed from when that is not the file's
@@ -1619,6 +1772,7 @@ fn build_def(
         name,
         kind,
         line,
+        file: None,
         params: params.map(|p| parse_params(p, src)).unwrap_or_default(),
         returns: returns.map(|r| collapse_ws(text(r, src))),
         is_async,

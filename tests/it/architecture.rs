@@ -21,6 +21,8 @@ const LAYERS: &[&[&str]] = &[
     &["store", "fetch"],
     // Names only the run time makes: imports in a sandbox.
     &["inspect"],
+    // A data directory's settings (config.toml).
+    &["config"],
     // Writing releases; the derived text index.
     &["ingest", "index"],
     // Reading: every answer.

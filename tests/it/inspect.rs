@@ -369,3 +369,57 @@ fn a_hostile_release_inspected_leaves_the_store_whole() {
     assert_eq!(c.available_in_requested, Some(true));
     assert!(c.provenance.is_some());
 }
+
+/// `config.toml`'s `[inspect] packages` inspects those packages' releases without `--inspect`
+/// (and only those); `--no-inspect` runs no package code; a misspelt setting is refused.
+#[test]
+fn a_config_lists_the_packages_inspected_without_the_flag() {
+    let _g = lock();
+    options();
+    let data = tempfile::tempdir().unwrap();
+    let ingest = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_refgraph"))
+            .arg("--data-dir")
+            .arg(data.path())
+            .arg("--json")
+            .arg("ingest")
+            .arg(sample("unitkit-1.0.0"))
+            .args(["--package", "unitkit", "--version", "1.0.0", "--no-index"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        let report: Option<serde_json::Value> = serde_json::from_slice(&out.stdout).ok();
+        (out.status.success(), report, stderr)
+    };
+    let config = data.path().join("config.toml");
+    let names_added = |r: &Option<serde_json::Value>| {
+        r.as_ref().expect("a report")["inspection"]["names_added"].as_u64()
+    };
+
+    std::fs::write(
+        &config,
+        "[inspect]\npackages = [\"unitkit\"]\nseconds = 10\n",
+    )
+    .unwrap();
+    let (ok, report, stderr) = ingest(&[]);
+    assert!(ok, "{stderr}");
+    assert!(names_added(&report).unwrap() >= 20, "{report:?}");
+
+    let (ok, report, stderr) = ingest(&["--no-inspect"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(names_added(&report), None, "{report:?}");
+
+    std::fs::write(&config, "[inspect]\npackages = [\"h5py\"]\n").unwrap();
+    let (ok, report, stderr) = ingest(&[]);
+    assert!(ok, "{stderr}");
+    assert_eq!(names_added(&report), None, "{report:?}");
+
+    std::fs::write(&config, "[inspect]\npackage = [\"unitkit\"]\n").unwrap();
+    let (ok, _, stderr) = ingest(&[]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("config.toml") && stderr.contains("unknown field `package`"),
+        "{stderr}"
+    );
+}

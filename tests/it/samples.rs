@@ -858,3 +858,80 @@ fn a_name_bound_only_to_a_stub_that_raises_a_removal_error_is_not_available() {
         );
     }
 }
+
+/// Issue 49, item 4: where type checkers and the run time disagree on a module's names, the
+/// answer says so and which view it gives (typeview: a name imported for type checkers only,
+/// a class only the stub declares, a function the stub leaves out). Python holds the run
+/// time's side of each; a name both views have carries no note.
+#[test]
+fn where_type_checkers_and_the_run_time_disagree_the_answer_says_which_view_it_gives() {
+    let store = refgraph::store::Store::in_memory();
+    crate::support::ingest(&store, &sample("typeview-1.0.0"), "typeview", "1.0.0");
+    let e = refgraph::answer::Engine::new(store);
+    let check = |name: &str| {
+        e.lookup()
+            .check_version(Some("typeview"), name, Some("1.0.0"))
+            .unwrap()
+    };
+    // (name, answer, the run time has it, where the view that has it sees it, view given)
+    let cases = [
+        (
+            "typeview.RetryPolicy",
+            false,
+            false,
+            "typeview/__init__.py:13",
+            "the run time's view",
+        ),
+        (
+            "typeview.Transport",
+            false,
+            false,
+            "typeview/__init__.py:15",
+            "the run time's view",
+        ),
+        (
+            "typeview.client.AsyncClient",
+            true,
+            false,
+            "typeview/client.pyi:11",
+            "the type checkers' view",
+        ),
+        (
+            "typeview.client.debug_dump",
+            true,
+            true,
+            "typeview/client.py:23",
+            "the run time's view",
+        ),
+    ];
+    let names: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    let python = python_reaches("typeview-1.0.0", "typeview", &names);
+    for (name, answer, runtime, at, view) in cases {
+        let c = check(name);
+        assert_eq!(c.available_in_requested, Some(answer), "{name}: {c:?}");
+        assert_eq!(python[name], runtime, "{name}: Python disagrees");
+        let said = c.views_differ.as_deref().unwrap_or_default();
+        assert!(said.contains(at) && said.contains(view), "{name}: {said}");
+    }
+    // The detail of a class only the stub declares names the stub's file, and says so.
+    let v1 = e
+        .choose(Some("pkg:pypi/typeview"), Some("1.0.0"), None)
+        .unwrap();
+    let d = e
+        .lookup()
+        .api_detail(&v1, "typeview.client.AsyncClient")
+        .unwrap();
+    assert_eq!(d.source.file.as_deref(), Some("typeview/client.pyi"));
+    assert_eq!(d.source.line, Some(11));
+    assert!(d.views_differ.is_some(), "{d:?}");
+    for name in [
+        "typeview.Client",
+        "typeview.connect",
+        "typeview.retry.RetryPolicy",
+        "typeview.client.Client.get",
+    ] {
+        let c = check(name);
+        assert_eq!(c.available_in_requested, Some(true), "{name}");
+        assert_eq!(c.views_differ, None, "{name}");
+    }
+}

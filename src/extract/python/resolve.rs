@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
-use super::{AliasValue, AllRef, BindingTarget, Def, DefKind, MemberAlias, ModuleSyntax};
+use super::{AliasValue, AllRef, BindingTarget, Def, DefKind, MemberAlias, ModuleSyntax, ViewKind};
 use crate::model::{Param, ParamKind, Relation, RelationKind, ReleaseFacts, Symbol, SymbolKind};
 
 /// Per public module: every name it binds, and what each public or declared one resolves to.
@@ -768,6 +768,21 @@ impl<'a> Resolver<'a> {
         if let Some(reason) = self.unknown_reason(i) {
             facts.unknown_members.push((m.name.clone(), reason));
         }
+        for v in &m.views {
+            let submodule = self.module(&format!("{}.{}", m.name, v.name)).is_some();
+            let said = match v.kind {
+                // A star import or a later statement may bind it when the module runs.
+                ViewKind::TypeCheckingOnly => !namespace.contains(&v.name) && !submodule,
+                // A submodule is an attribute type checkers find through the package.
+                ViewKind::NotInStub => !submodule,
+                ViewKind::StubOnly => true,
+            };
+            if said {
+                facts
+                    .type_views
+                    .push((m.name.clone(), v.name.clone(), v.text(&m.name)));
+            }
+        }
         for n in targets.keys() {
             let binding = m
                 .bindings
@@ -1501,6 +1516,7 @@ impl<'a> Resolver<'a> {
         canon: &Canon,
         out: &mut Vec<Relation>,
     ) {
+        let file = def.file.as_deref().unwrap_or(file);
         if let Some(r) = &def.returns
             && let Some(object) = self.class_named(module, r, canon)
         {
@@ -1880,7 +1896,7 @@ fn function_symbol(
         deprecation: def.deprecation.clone(),
         inherited_from,
         parent,
-        file: file.to_string(),
+        file: def.file.as_deref().unwrap_or(file).to_string(),
         line: def.line,
         signature_text: None,
         value_type: None,
