@@ -209,6 +209,19 @@ impl Store {
         }))
     }
 
+    /// Whether any fact of the named graph `graph` uses `predicate` (one index seek): a
+    /// lookup of a rare property skips releases that have none.
+    pub fn graph_uses(&self, graph: &str, predicate: &str) -> Result<bool, StoreError> {
+        let g = NamedNode::new_unchecked(graph);
+        let p = NamedNode::new_unchecked(predicate);
+        Ok(self
+            .inner
+            .quads_for_pattern(None, Some(p.as_ref()), None, Some(g.as_ref().into()))
+            .next()
+            .transpose()?
+            .is_some())
+    }
+
     /// Whether `subject` has any fact in the named graph `graph` (one index seek).
     pub fn has_subject(&self, graph: &str, subject: &str) -> Result<bool, StoreError> {
         let g = NamedNode::new_unchecked(graph);

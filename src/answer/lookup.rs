@@ -560,6 +560,13 @@ impl LookupService<'_> {
     /// (`rg:typeCheckerView` of its module), read under the name asked and under the
     /// canonical name it resolves to.
     fn type_checker_view(&self, release: &str, name: &str) -> Result<Option<String>, LookupError> {
+        if !self
+            .e
+            .store
+            .graph_uses(release, crate::vocab::rg::TYPE_CHECKER_VIEW.as_str())?
+        {
+            return Ok(None);
+        }
         let view = |n: &str| {
             self.parent_entry(release, n, crate::vocab::rg::TYPE_CHECKER_VIEW)
                 .map(|e| e.map(|(view, _)| view))
