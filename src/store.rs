@@ -14,9 +14,9 @@ use oxigraph::store::{StorageError, Store as OxStore};
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error(
-        "cannot open the store at {path}: {source} (is another refgraph process, such as `refgraph serve`, using this data directory? stop it or pass another --data-dir)"
+        "cannot open the store at {path}: {message} (is another refgraph process, such as `refgraph serve`, using this data directory? stop it or pass another --data-dir)"
     )]
-    Open { path: PathBuf, source: StorageError },
+    Open { path: PathBuf, message: String },
     #[error("storage error: {0}")]
     Storage(#[from] StorageError),
     #[error("query failed: {0}")]
@@ -62,6 +62,20 @@ fn open_on_disk_read_only(path: &Path) -> Result<OxStore, StorageError> {
     open_on_disk(path)
 }
 
+/// The error of a store that did not open, as text. The error itself is leaked, not dropped:
+/// dropping the I/O error RocksDB gives when another process holds the store's lock crashes
+/// the process (SIGSEGV in the allocator's free, seen with oxigraph 0.5 and mimalloc), so
+/// `refgraph add` beside a running server died after printing its error, and `refgraph
+/// doctor` before printing anything. A few bytes lost once per failed open.
+fn open_error(path: &Path, e: StorageError) -> StoreError {
+    let message = e.to_string();
+    std::mem::forget(e);
+    StoreError::Open {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
 impl Store {
     pub fn in_memory() -> Self {
         Store {
@@ -74,12 +88,9 @@ impl Store {
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         std::fs::create_dir_all(path).map_err(|e| StoreError::Open {
             path: path.to_path_buf(),
-            source: StorageError::Io(e),
+            message: e.to_string(),
         })?;
-        let inner = open_on_disk(path).map_err(|source| StoreError::Open {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let inner = open_on_disk(path).map_err(|e| open_error(path, e))?;
         Ok(Store {
             inner,
             read_only: false,
@@ -89,10 +100,7 @@ impl Store {
 
     /// A read-only view of an on-disk store; works while another process holds it for writing.
     pub fn open_read_only(path: &Path) -> Result<Self, StoreError> {
-        let inner = open_on_disk_read_only(path).map_err(|source| StoreError::Open {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let inner = open_on_disk_read_only(path).map_err(|e| open_error(path, e))?;
         Ok(Store {
             inner,
             read_only: true,
