@@ -115,13 +115,17 @@ fn index_url() -> String {
 }
 
 fn agent() -> ureq::Agent {
+    agent_within(std::time::Duration::from_secs(300))
+}
+
+fn agent_within(timeout: std::time::Duration) -> ureq::Agent {
     // The platform's trust store (and SSL_CERT_FILE), so corporate proxies with their own CA work.
     let tls = ureq::tls::TlsConfig::builder()
         .root_certs(ureq::tls::RootCerts::PlatformVerifier)
         .build();
     ureq::Agent::config_builder()
         .tls_config(tls)
-        .timeout_global(Some(std::time::Duration::from_secs(300)))
+        .timeout_global(Some(timeout))
         .user_agent(concat!("refgraph/", env!("CARGO_PKG_VERSION")))
         .http_status_as_error(false)
         .build()
@@ -445,6 +449,30 @@ fn download(
 /// A package's path on the npm registry: `@scope/name` is one segment (`@scope%2fname`).
 fn npm_path(name: &str) -> String {
     name.replacen('/', "%2f", usize::from(name.starts_with('@')))
+}
+
+/// Whether each registry answers (`refgraph doctor`): the registry's name, the address asked,
+/// and the HTTP status or why no answer came within `timeout`.
+pub fn registries_reachable(
+    timeout: std::time::Duration,
+) -> Vec<(&'static str, String, Result<u16, String>)> {
+    let agent = agent_within(timeout);
+    // The index roots: no package is asked about.
+    let pypi = format!(
+        "{}/",
+        index_url().trim_end_matches("/pypi").trim_end_matches('/')
+    );
+    [("PyPI", pypi), ("npm", format!("{}/", npm_registry()))]
+        .into_iter()
+        .map(|(name, url)| {
+            let answer = agent
+                .head(&url)
+                .call()
+                .map(|r| r.status().as_u16())
+                .map_err(|e| e.to_string());
+            (name, url, answer)
+        })
+        .collect()
 }
 
 fn npm_registry() -> String {

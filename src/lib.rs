@@ -9,6 +9,7 @@
 pub mod answer;
 pub mod config;
 pub mod diff;
+pub mod doctor;
 pub mod extract;
 pub mod fetch;
 mod fsutil;

@@ -399,6 +399,17 @@ Removals that pair with an addition are reported as probable renames, with a con
         #[arg(long)]
         all: bool,
     },
+    /// Check that this machine is ready: data directory, store lock, stale releases, model and
+    /// ONNX Runtime, glossary, registries, disk space, run-time inspection
+    #[command(
+        long_about = "Check that this machine is ready to answer, and say what to do when it is not.\n\nChecks: the data directory is writable; config.toml reads; the store opens for writing (no other process holds its lock) and holds no release stored by another version of refgraph; the sentence model and ONNX Runtime load; the Chinese glossary is there; PyPI and npm answer; the data directory's disk has 2 GiB free; run-time inspection can run (a problem only when config.toml lists packages to inspect).\n\nEach problem comes with the command that fixes it. Exit code 0 only when no check found a problem (notes are not problems), 1 otherwise.",
+        after_help = "Examples:\n  refgraph doctor\n  refgraph --json doctor | jq '.[] | select(.status == \"problem\")'"
+    )]
+    Doctor {
+        /// Seconds a registry may take to answer
+        #[arg(long, default_value_t = 15, value_name = "SECONDS")]
+        registry_timeout: u64,
+    },
     /// The sentence-embedding model for concept search
     Model {
         #[command(subcommand)]
@@ -634,6 +645,9 @@ fn print_json(v: &impl serde::Serialize) -> Result<()> {
 
 fn run(cli: Cli) -> Result<u8> {
     let data = data_dir(&cli)?;
+    if let Command::Doctor { registry_timeout } = &cli.command {
+        return cmd_doctor(&cli, &data, *registry_timeout);
+    }
     let config = Config::load(&data)?;
     match &cli.command {
         Command::Add {
@@ -746,6 +760,7 @@ fn run(cli: Cli) -> Result<u8> {
         } => cmd_docs(&cli, &data, dir, package, version, base_url, remove),
         Command::Chunks { package, version } => cmd_chunks(&data, package, version),
         Command::Reindex { all } => cmd_reindex(&cli, &data, all),
+        Command::Doctor { .. } => unreachable!("answered before config.toml is read"),
         Command::Model { action } => cmd_model(&cli, &data, action),
         Command::Sparql { query } => cmd_sparql(&cli, &data, query),
     }
@@ -1502,6 +1517,49 @@ fn cmd_reindex(cli: &Cli, data: &Path, all: &bool) -> Result<u8> {
 }
 
 /// `refgraph model install|status`: the sentence model for concept search.
+/// `refgraph doctor`: every check, each problem with its fix; 0 only when all is well. It runs
+/// before config.toml is read, so that a broken one is a finding, not a failed command.
+fn cmd_doctor(cli: &Cli, data: &Path, registry_timeout: u64) -> Result<u8> {
+    use refgraph::doctor::{Setup, Status};
+    let config = Config::load(data);
+    let checks = refgraph::doctor::run(&Setup {
+        data,
+        store: store_path(data),
+        model_dir: cli.model_dir.clone(),
+        config: &config,
+        registry_timeout: std::time::Duration::from_secs(registry_timeout.max(1)),
+    });
+    if cli.json {
+        print_json(&checks)?;
+    } else {
+        for c in &checks {
+            let mark = match c.status {
+                Status::Ok => "ok     ",
+                Status::Note => "note   ",
+                Status::Problem => "PROBLEM",
+            };
+            println!("{mark} {:<15} {}", c.name, c.detail);
+            if let Some(fix) = &c.fix {
+                println!("        {:<15} fix: {fix}", "");
+            }
+        }
+        let problems = checks
+            .iter()
+            .filter(|c| c.status == Status::Problem)
+            .count();
+        if problems == 0 {
+            println!("all is well");
+        } else {
+            println!("{problems} problem(s)");
+        }
+    }
+    Ok(if refgraph::doctor::all_well(&checks) {
+        exit::OK
+    } else {
+        exit::FAILURE
+    })
+}
+
 fn cmd_model(cli: &Cli, data: &Path, action: &ModelAction) -> Result<u8> {
     let dir = refgraph::index::embed::model_dir(cli.model_dir.as_deref())
         .context("no home directory for the model; pass --model-dir")?;

@@ -27,8 +27,9 @@ const LAYERS: &[&[&str]] = &[
     &["ingest", "index"],
     // Reading: every answer.
     &["answer"],
-    // Built on answers: migration reports; a project's versions (which may fetch and ingest).
-    &["diff", "project"],
+    // Built on answers: migration reports; a project's versions (which may fetch and ingest);
+    // whether the machine is ready.
+    &["diff", "project", "doctor"],
     // Serving.
     &["mcp"],
     &["http"],

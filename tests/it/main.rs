@@ -11,6 +11,7 @@ mod crash;
 mod diff;
 mod diff_oracle;
 mod diff_rules;
+mod doctor;
 mod examples;
 mod fuzz_corpora;
 mod http;
