@@ -249,24 +249,21 @@ fn model(dir: Option<&Path>) -> Vec<Check> {
 fn registries(timeout: Duration) -> Vec<Check> {
     crate::fetch::registries_reachable(timeout)
         .into_iter()
-        .map(|(name, url, answer)| {
-            let check = if name == "PyPI" { "PyPI" } else { "npm" };
-            match answer {
-                Ok(status) if status < 500 => {
-                    Check::ok(check, format!("{url} answers (HTTP {status})"))
-                }
-                Ok(status) => Check::problem(
-                    check,
-                    format!("{url} answers HTTP {status}"),
-                    "try again later; indexed releases still answer (refgraph serve --offline)",
-                ),
-                Err(e) => Check::problem(
-                    check,
-                    format!("{url} does not answer: {e}"),
-                    "check the network, or HTTPS_PROXY and SSL_CERT_FILE behind a proxy; \
-                     indexed releases still answer (refgraph serve --offline)",
-                ),
+        .map(|(check, url, answer)| match answer {
+            Ok(status) if status < 500 => {
+                Check::ok(check, format!("{url} answers (HTTP {status})"))
             }
+            Ok(status) => Check::problem(
+                check,
+                format!("{url} answers HTTP {status}"),
+                "try again later; indexed releases still answer (refgraph serve --offline)",
+            ),
+            Err(e) => Check::problem(
+                check,
+                format!("{url} does not answer: {e}"),
+                "check the network, or HTTPS_PROXY and SSL_CERT_FILE behind a proxy; \
+                     indexed releases still answer (refgraph serve --offline)",
+            ),
         })
         .collect()
 }

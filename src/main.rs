@@ -774,14 +774,7 @@ fn inspect_options(
     args: &InspectArgs,
     config: &Config,
 ) -> Result<Option<refgraph::inspect::InspectOptions>> {
-    let opts = refgraph::inspect::InspectOptions {
-        module_seconds: args
-            .inspect_seconds
-            .or(config.inspect_seconds)
-            .unwrap_or(60)
-            .max(1),
-        ..Default::default()
-    };
+    let opts = inspect_budget(args.inspect_seconds.or(config.inspect_seconds));
     if args.no_inspect {
         return Ok(None);
     }
@@ -796,6 +789,15 @@ fn inspect_options(
         only: Some(config.inspect_packages.clone()),
         ..opts
     }))
+}
+
+/// Inspection with each module's import budget `seconds` (the default's when not given).
+fn inspect_budget(seconds: Option<u64>) -> refgraph::inspect::InspectOptions {
+    let default = refgraph::inspect::InspectOptions::default();
+    refgraph::inspect::InspectOptions {
+        module_seconds: seconds.unwrap_or(default.module_seconds).max(1),
+        ..default
+    }
 }
 
 /// `refgraph ingest PATH`: one release from a folder, wheel, sdist or spec file.
@@ -907,10 +909,7 @@ fn cmd_serve(cli: &Cli, data: &Path, config: &Config, args: &ServeArgs) -> Resul
         allow_inspect,
     } = args;
     let server_ingester = || refgraph::ingest::Ingester {
-        inspect: allow_inspect.then(|| refgraph::inspect::InspectOptions {
-            module_seconds: config.inspect_seconds.unwrap_or(60),
-            ..Default::default()
-        }),
+        inspect: allow_inspect.then(|| inspect_budget(config.inspect_seconds)),
         ..ingester(cli, data)
     };
     let log = match query_log {

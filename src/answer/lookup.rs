@@ -219,7 +219,8 @@ impl LookupService<'_> {
             }
         }
         if rel.ecosystem == Ecosystem::Pypi {
-            detail.views_differ = self.type_checker_view(&rel.release, name)?;
+            detail.views_differ =
+                self.type_checker_view(&rel.release, name, Some(&detail.qualified_name))?;
         }
         Ok(detail)
     }
@@ -386,14 +387,17 @@ impl LookupService<'_> {
         let mut raises_on_use = None;
         let mut provenance = None;
         let mut views_differ = None;
+        // The release notes are said of: the requested one, else the newest.
+        let answered = requested.as_ref().or(rels.last().map(|r| &r.version));
         for r in &rels {
             if requested.as_ref() == Some(&r.version) {
                 requires = self.guard_of(&r.release, name)?;
             }
-            if requested.as_ref().is_none_or(|v| v == &r.version) {
-                views_differ = self.type_checker_view(&r.release, name)?;
-            }
             let mut hit = self.e.resolve_name(&r.release, name)?;
+            if answered == Some(&r.version) {
+                let canonical = hit.first().map(|(_, q, _)| q.as_str());
+                views_differ = self.type_checker_view(&r.release, name, canonical)?;
+            }
             if hit.is_empty() && r.ecosystem == Ecosystem::Generic {
                 if endpoint_keys.is_none() {
                     endpoint_keys = Some(self.endpoint_keys(name, &rels)?);
@@ -558,27 +562,20 @@ impl LookupService<'_> {
 
     /// What type checkers and the run time each say of `name` when they disagree
     /// (`rg:typeCheckerView` of its module), read under the name asked and under the
-    /// canonical name it resolves to.
-    fn type_checker_view(&self, release: &str, name: &str) -> Result<Option<String>, LookupError> {
-        if !self
-            .e
-            .store
-            .graph_uses(release, crate::vocab::rg::TYPE_CHECKER_VIEW.as_str())?
-        {
+    /// `canonical` name the caller resolved it to.
+    fn type_checker_view(
+        &self,
+        release: &str,
+        name: &str,
+        canonical: Option<&str>,
+    ) -> Result<Option<String>, LookupError> {
+        let property = crate::vocab::rg::TYPE_CHECKER_VIEW;
+        if !self.e.store.graph_uses(release, property.as_str())? {
             return Ok(None);
         }
-        let view = |n: &str| {
-            self.parent_entry(release, n, crate::vocab::rg::TYPE_CHECKER_VIEW)
-                .map(|e| e.map(|(view, _)| view))
-        };
-        if let Some(v) = view(name)? {
-            return Ok(Some(v));
-        }
-        for (_, qname, _) in self.e.resolve_name(release, name)? {
-            if qname != name
-                && let Some(v) = view(&qname)?
-            {
-                return Ok(Some(v));
+        for n in std::iter::once(name).chain(canonical.filter(|c| *c != name)) {
+            if let Some((view, _)) = self.parent_entry(release, n, property)? {
+                return Ok(Some(view));
             }
         }
         Ok(None)

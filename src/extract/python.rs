@@ -421,7 +421,7 @@ fn merge_stub(source: &mut ModuleSyntax, stub: ModuleSyntax) {
             // and names, and what its `__all__` lists; not `from typing import Any`.
             .filter(|b| {
                 let top = source.name.split('.').next().unwrap_or("");
-                let own = |m: &str| m == top || m.starts_with(&format!("{top}."));
+                let own = |m: &str| in_package(m, top);
                 match &b.target {
                     BindingTarget::Value { .. } => true,
                     BindingTarget::FromImport { module, .. } | BindingTarget::Module(module) => {
@@ -492,7 +492,7 @@ fn stub_views(source: &ModuleSyntax, stub: &ModuleSyntax, lazy: bool) -> Vec<Vie
     let top = source.name.split('.').next().unwrap_or("");
     let own = |b: &Binding| match &b.target {
         BindingTarget::FromImport { module, .. } | BindingTarget::Module(module) => {
-            module == top || module.starts_with(&format!("{top}."))
+            in_package(module, top)
         }
         BindingTarget::Value { .. } | BindingTarget::Expr(_) => true,
     };
@@ -514,6 +514,13 @@ fn stub_views(source: &ModuleSyntax, stub: &ModuleSyntax, lazy: bool) -> Vec<Vie
         }
     }
     views
+}
+
+/// Whether dotted module name `module` is package `top` or one of its submodules.
+fn in_package(module: &str, top: &str) -> bool {
+    module
+        .strip_prefix(top)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
 }
 
 /// Marks `def` and its members as written in `file`, not in their module's source.
@@ -1248,7 +1255,7 @@ fn type_checking_view(syntax: &mut ModuleSyntax, scope: &Scope<'_>, src: &[u8]) 
     let top = syntax.name.split('.').next().unwrap_or("").to_string();
     let own = |t: &BindingTarget| match t {
         BindingTarget::FromImport { module, .. } | BindingTarget::Module(module) => {
-            module == &top || module.starts_with(&format!("{top}."))
+            in_package(module, &top)
         }
         _ => true,
     };
