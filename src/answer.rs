@@ -47,11 +47,31 @@ pub enum ReleaseError {
         asked: String,
         indexed: Vec<String>,
     },
+    /// A version label (`8.1`, `latest`, `>=2,<3`) that no indexed release matches.
+    #[error("version {} of {}: {}; indexed versions: {}", .0.asked, .0.package, .0.why, .0.indexed.join(", "))]
+    LabelMatchesNothing(Box<LabelMiss>),
+    /// A version that is neither a version, a label nor a range of the package's ecosystem.
+    #[error("version of {package}: {why}; indexed versions: {}", .indexed.join(", "))]
+    BadVersion {
+        package: String,
+        why: String,
+        indexed: Vec<String>,
+    },
     /// The package argument is not a package name or Package URL.
     #[error("invalid argument: {0}")]
     BadPackage(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// A label that matched no indexed release: [`ReleaseError::LabelMatchesNothing`].
+#[derive(Debug)]
+pub struct LabelMiss {
+    pub package: String,
+    pub asked: String,
+    /// Why nothing matched (`no indexed release is 9.*`).
+    pub why: String,
+    pub indexed: Vec<String>,
 }
 
 /// Why a read-only SPARQL query ([`Engine::sparql`]) gave no result.
@@ -122,17 +142,21 @@ impl Failure for ReleaseError {
         match self {
             ReleaseError::NothingIndexed
             | ReleaseError::UnknownPackage { .. }
-            | ReleaseError::VersionNotIndexed { .. } => ErrorKind::NotFound,
-            // The request must say which package: one of those listed.
+            | ReleaseError::VersionNotIndexed { .. }
+            | ReleaseError::LabelMatchesNothing(_) => ErrorKind::NotFound,
+            // The request must say which package (one of those listed), or a version that reads.
             ReleaseError::AmbiguousPackage { .. }
             | ReleaseError::PackageNeeded { .. }
+            | ReleaseError::BadVersion { .. }
             | ReleaseError::BadPackage(_) => ErrorKind::BadInput,
             ReleaseError::Store(_) => ErrorKind::Internal,
         }
     }
     fn indexed(&self) -> &[String] {
         match self {
+            ReleaseError::LabelMatchesNothing(m) => &m.indexed,
             ReleaseError::VersionNotIndexed { indexed, .. }
+            | ReleaseError::BadVersion { indexed, .. }
             | ReleaseError::UnknownPackage { indexed, .. }
             | ReleaseError::PackageNeeded { indexed } => indexed,
             ReleaseError::AmbiguousPackage { matches, .. } => matches,
@@ -142,6 +166,7 @@ impl Failure for ReleaseError {
     fn version_not_indexed(&self) -> Option<&str> {
         match self {
             ReleaseError::VersionNotIndexed { asked, .. } => Some(asked),
+            ReleaseError::LabelMatchesNothing(m) => Some(&m.asked),
             _ => None,
         }
     }
@@ -300,8 +325,57 @@ fn candidates_text(c: &[Candidate]) -> String {
 #[derive(Debug, Clone)]
 pub struct Chosen {
     pub release: ReleaseInfo,
-    /// `newest indexed` when the caller gave no version.
+    /// `newest indexed` when the caller gave no version; how a label chose the release (`the
+    /// newest indexed 8.1.*`); how a project pinned it.
     pub how: Option<String>,
+    /// The label asked for (`8.1`, `latest`) when it is not the version itself.
+    pub asked: Option<String>,
+}
+
+/// The release of `rels` (one package's indexed releases) that `asked` names: the version
+/// itself or a label (`8.1`, `latest`, `>=2,<3`, see [`crate::version::label`]). A label says
+/// which release it chose; one that matches none is an error listing the indexed versions.
+pub(crate) fn release_for(
+    purl: &str,
+    rels: &[ReleaseInfo],
+    asked: &str,
+) -> Result<Chosen, ReleaseError> {
+    use crate::version::label::{LabelError, resolve};
+    let asked = asked.trim();
+    let indexed = || rels.iter().map(|r| r.version.clone()).collect::<Vec<_>>();
+    let ecosystem = rels.first().map_or(Ecosystem::Pypi, |r| r.ecosystem);
+    match resolve(ecosystem, asked, &indexed(), &[], "indexed") {
+        Ok(found) => {
+            let release = rels
+                .iter()
+                .find(|r| r.version == found.version)
+                .expect("resolve chooses among the versions given")
+                .clone();
+            Ok(Chosen {
+                release,
+                asked: found.rule.is_some().then(|| asked.to_string()),
+                how: found.rule,
+            })
+        }
+        Err(LabelError::NotListed(..)) => Err(ReleaseError::VersionNotIndexed {
+            package: purl.to_string(),
+            asked: asked.to_string(),
+            indexed: indexed(),
+        }),
+        Err(LabelError::NoMatch(why)) => {
+            Err(ReleaseError::LabelMatchesNothing(Box::new(LabelMiss {
+                package: purl.to_string(),
+                asked: asked.to_string(),
+                why,
+                indexed: indexed(),
+            })))
+        }
+        Err(LabelError::Malformed(why)) => Err(ReleaseError::BadVersion {
+            package: purl.to_string(),
+            why,
+            indexed: indexed(),
+        }),
+    }
 }
 
 impl ApiDetail {
@@ -320,10 +394,15 @@ impl ApiDetail {
 
 impl Chosen {
     /// `8.1.7 (newest indexed)`: what follows `[Version: ` in every answer.
+    /// A label says what was asked and what answered: `8.1.7 (asked 8.1 -> 8.1.7: the newest
+    /// indexed 8.1.*)`.
     pub fn version_line(&self) -> String {
-        match &self.how {
-            Some(h) => format!("{} ({h})", self.release.version),
-            None => self.release.version.clone(),
+        let v = &self.release.version;
+        match (&self.asked, &self.how) {
+            (Some(a), Some(h)) => format!("{v} (asked {a} -> {v}: {h})"),
+            (Some(a), None) => format!("{v} (asked {a} -> {v})"),
+            (None, Some(h)) => format!("{v} ({h})"),
+            (None, None) => v.clone(),
         }
     }
 }
@@ -540,7 +619,12 @@ pub struct VersionCheck {
     /// The canonical name when found, else the name asked.
     pub qualified_name: String,
     pub package: String,
+    /// The release asked for, as indexed: a label's choice (`8.1.7` for `8.1`).
     pub requested_version: Option<String>,
+    /// Set when the version asked was a label (`8.1`, `latest`, `>=2,<3`): what was asked and
+    /// which release answered (`8.1.7 (asked 8.1 -> 8.1.7: the newest indexed 8.1.*)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chosen_by: Option<String>,
     /// `null` both when no version was asked and when the requested release cannot tell;
     /// `unknown_reason` then says why.
     pub available_in_requested: Option<bool>,
@@ -1129,23 +1213,35 @@ impl Engine {
             .map(str::to_string)
             .or(purl_version);
         match version {
-            Some(v) => rels
-                .iter()
-                .find(|r| r.version == v.trim())
-                .map(|r| Chosen {
-                    release: r.clone(),
-                    how: None,
-                })
-                .ok_or_else(|| ReleaseError::VersionNotIndexed {
-                    package: purl.clone(),
-                    asked: v,
-                    indexed: rels.iter().map(|r| r.version.clone()).collect(),
-                }),
+            Some(v) => release_for(&purl, &rels, &v),
             None => Ok(Chosen {
                 release: rels.last().expect("a package has releases").clone(),
                 how: Some("newest indexed".into()),
+                asked: None,
             }),
         }
+    }
+
+    /// The release of `package` whose version is `version` itself (PEP 440 or semver equal:
+    /// `2.0` is `2.0.0`), read as no label: a project's pin `2.0` is release 2.0, never the
+    /// newest 2.0.x.
+    pub fn choose_exact(&self, package: &str, version: &str) -> Result<Chosen, ReleaseError> {
+        let (purl, rels, _) = self.package_releases(package)?;
+        let want = version.trim();
+        let key = |r: &ReleaseInfo, v: &str| version_key(r.ecosystem, v);
+        rels.iter()
+            .find(|r| r.version == want)
+            .or_else(|| rels.iter().find(|r| key(r, &r.version) == key(r, want)))
+            .map(|r| Chosen {
+                release: r.clone(),
+                how: None,
+                asked: None,
+            })
+            .ok_or_else(|| ReleaseError::VersionNotIndexed {
+                package: purl,
+                asked: want.to_string(),
+                indexed: rels.iter().map(|r| r.version.clone()).collect(),
+            })
     }
 
     /// Without a package: the only one indexed, or the one whose import root starts the name.

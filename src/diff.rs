@@ -118,6 +118,10 @@ pub struct DiffReport {
     pub package: String,
     pub from: String,
     pub to: String,
+    /// For a side asked by a label (`8.1`, `latest`): what was asked and which release
+    /// answered (`from 8.1.7 (asked 8.1 -> 8.1.7: the newest indexed 8.1.*)`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chosen_by: Vec<String>,
     /// Counts over every change, whatever page this is.
     pub summary: DiffSummary,
     pub changes: Vec<Change>,
@@ -788,6 +792,11 @@ impl DiffService<'_> {
             package: old.release.package.clone(),
             from: old.release.version.clone(),
             to: new.release.version.clone(),
+            chosen_by: [("from", &old), ("to", &new)]
+                .into_iter()
+                .filter(|(_, c)| c.asked.is_some())
+                .map(|(side, c)| format!("{side} {}", c.version_line()))
+                .collect(),
             summary,
             changes: page,
             next_cursor,

@@ -499,6 +499,8 @@ struct NpmDist {
 #[derive(serde::Deserialize)]
 struct NpmPackument {
     versions: std::collections::BTreeMap<String, NpmVersion>,
+    #[serde(rename = "dist-tags", default)]
+    dist_tags: std::collections::BTreeMap<String, String>,
 }
 
 /// Downloads (or takes from the cache) the tarball of an npm release, checked against the
@@ -567,6 +569,9 @@ pub fn fetch_npm(
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RegistryVersions {
     pub versions: Vec<String>,
+    /// npm's dist-tags (`latest`, `next`) and the versions they point to; none on PyPI.
+    #[serde(default)]
+    pub tags: Vec<(String, String)>,
     /// Seconds since the Unix epoch when the registry was asked.
     pub fetched: u64,
     #[serde(skip)]
@@ -593,6 +598,7 @@ pub fn registry_versions(
         cached.from_cache = true;
         return Ok(cached);
     }
+    let mut tags = Vec::new();
     let versions: Vec<String> = match package.ecosystem {
         Ecosystem::Pypi => {
             let url = format!("{}/{}/json", index_url(), package.name);
@@ -618,12 +624,14 @@ pub fn registry_versions(
                     name,
                 });
             };
+            tags = doc.dist_tags.into_iter().collect();
             doc.versions.into_keys().collect()
         }
         Ecosystem::Generic => return Err(FetchError::UnsupportedEcosystem(package.purl())),
     };
     let out = RegistryVersions {
         versions,
+        tags,
         fetched: now,
         from_cache: false,
     };

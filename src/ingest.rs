@@ -8,7 +8,7 @@ use oxigraph::model::NamedNode;
 
 use crate::extract::{ExtractLimits, Language, SourceFile};
 use crate::lower::{Provenance, release_quads};
-use crate::model::{Diagnostic, PackageId, PackageRef, ReleaseFacts};
+use crate::model::{Diagnostic, Ecosystem, PackageId, PackageRef, ReleaseFacts};
 use crate::store::{Store, StoreError};
 
 mod docs;
@@ -79,6 +79,10 @@ pub struct IngestReport {
     /// What run-time inspection found, when it ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inspection: Option<crate::inspect::MergeSummary>,
+    /// When the release was asked by a label (`click@8.1`): what was asked and which
+    /// release it chose (`asked 8.1 -> 8.1.8: the newest PyPI 8.1.*`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chosen_by: Option<String>,
 }
 
 /// Files of a release, as read from disk or an archive, with their relative paths.
@@ -626,6 +630,20 @@ pub fn registry_release(text: &str) -> Result<(PackageId, String), String> {
     Ok((id, version))
 }
 
+/// A version the registry can be asked for directly: npm's strict semver (`12.1.0`); for
+/// PyPI a PEP 440 version with three or more release numbers or a pre-, post- or dev-release
+/// part (`8.1.7`, `2.0rc1`). `8.1` may be a release or a prefix: the registry's list tells.
+fn is_full_version(ecosystem: Ecosystem, v: &str) -> bool {
+    use std::str::FromStr;
+    match ecosystem {
+        Ecosystem::Npm => nodejs_semver::Version::parse(v).is_ok() && !v.starts_with(['v', '=']),
+        _ => pep440_rs::Version::from_str(v).is_ok_and(|p| {
+            !v.starts_with(['v', '='])
+                && (p.release().len() >= 3 || p.any_prerelease() || p.is_post() || p.is_local())
+        }),
+    }
+}
+
 /// Why a registry release could not be added.
 #[derive(Debug, thiserror::Error)]
 pub enum AddError {
@@ -655,15 +673,72 @@ pub struct Ingester {
 impl Ingester {
     /// Fetches `release` (see [`registry_release`]) from PyPI or npm into the cache (digests
     /// verified) and ingests it into `store`.
+    /// The version may be a label (`click@8.1`, `commander@latest`, `@next`, `>=2,<3`),
+    /// read against the registry's list as [`Ingester::registry_version`] does; the report
+    /// then says which release it chose.
     pub fn add(
         &self,
         store: &Store,
         release: &str,
         progress: &dyn Fn(u64, u64),
     ) -> Result<IngestReport, AddError> {
-        let (id, version) = registry_release(release).map_err(AddError::BadRelease)?;
-        let fetched = self.fetch(&id, &version, progress)?;
-        self.store(store, &id, &version, &fetched)
+        let (id, label) = registry_release(release).map_err(AddError::BadRelease)?;
+        let chosen = self.registry_version(&id, &label)?;
+        let fetched = self.fetch(&id, &chosen.version, progress)?;
+        let mut report = self.store(store, &id, &chosen.version, &fetched)?;
+        report.chosen_by = chosen
+            .rule
+            .map(|r| format!("asked {label} -> {}: {r}", chosen.version));
+        Ok(report)
+    }
+
+    /// The registry release `label` names (see [`crate::version::label`]): a full version
+    /// (`8.1.7`, `12.1.0`) as it is, without asking the registry; a label (`8.1`, `latest`,
+    /// an npm dist-tag, a range) against the registry's list of releases (PyPI: not yanked;
+    /// npm: with its dist-tags), asked again when a cached list knows no match.
+    pub fn registry_version(
+        &self,
+        id: &PackageId,
+        label: &str,
+    ) -> Result<crate::version::label::Resolved, AddError> {
+        use crate::version::label::{LabelError, Resolved, resolve};
+        let label = label.trim();
+        if is_full_version(id.ecosystem, label) {
+            return Ok(Resolved {
+                version: label.to_string(),
+                rule: None,
+            });
+        }
+        let registry = match id.ecosystem {
+            Ecosystem::Npm => "npm",
+            _ => "PyPI",
+        };
+        let mut max_age = std::time::Duration::from_secs(600);
+        loop {
+            let listed = crate::fetch::registry_versions(id, &self.cache, max_age)?;
+            match resolve(
+                id.ecosystem,
+                label,
+                &listed.versions,
+                &listed.tags,
+                registry,
+            ) {
+                Ok(r) => return Ok(r),
+                Err(LabelError::NoMatch(_) | LabelError::NotListed(..)) if listed.from_cache => {
+                    max_age = std::time::Duration::ZERO;
+                }
+                Err(e) => {
+                    let mut newest = listed.versions.clone();
+                    newest.sort_by_key(|v| crate::version::version_key(id.ecosystem, v));
+                    let newest: Vec<String> = newest.into_iter().rev().take(8).collect();
+                    return Err(AddError::BadRelease(format!(
+                        "{}@{label}: {e}; newest on {registry}: {}",
+                        id.purl(),
+                        newest.join(", ")
+                    )));
+                }
+            }
+        }
     }
 
     /// Downloads (or finds in the cache) one release's archive; see [`fetch_release`].
@@ -1156,6 +1231,7 @@ pub fn ingest_files_inspecting(
         diagnostics: facts.diagnostics,
         unknown_modules,
         inspection,
+        chosen_by: None,
     })
 }
 

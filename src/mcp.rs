@@ -1,5 +1,6 @@
 //! The MCP server (rmcp): tool handlers over [`Engine`]; the only module that knows MCP.
 
+
 pub mod roots;
 
 use std::sync::Arc;
@@ -32,9 +33,11 @@ pub struct ApiDetailArgs {
     /// Package URL (`pkg:pypi/click`, `pkg:npm/%40aws-sdk/client-s3`) or bare name (`click`);
     /// may be omitted when the name's first component identifies one indexed package.
     pub package: Option<String>,
-    /// Exact release version (`8.1.7`). Omitted: the version the client's project pins
-    /// (lockfile or manifest in its roots), else the newest indexed release, stated as such.
-    /// A version that is not indexed is an error listing the indexed ones.
+    /// The release: its version (`8.1.7`) or a label (`8.1` for the newest indexed 8.1.x,
+    /// `8`, `latest`, `stable`, a range such as `>=2,<3`, `^4.2`, `~=1.4`); the answer says
+    /// which release a label chose. Omitted: the version the client's project pins (lockfile
+    /// or manifest in its roots), else the newest indexed release, stated as such. A version
+    /// or label no indexed release matches is an error listing the indexed ones.
     pub version: Option<String>,
     /// The project folder whose lockfile or manifest picks the version when `version` is
     /// omitted; by default the client's roots (MCP roots) are read.
@@ -49,7 +52,8 @@ pub struct UsagePathArgs {
     pub name: String,
     /// Package URL (`pkg:pypi/stripe`) or bare name.
     pub package: Option<String>,
-    /// Exact release version; omitted: the pinned or newest indexed release, stated as such.
+    /// Version or label (`8.1.7`, `8.1`, `latest`, `>=2,<3`); omitted: the pinned or newest
+    /// indexed release, stated as such.
     pub version: Option<String>,
     /// The project folder whose lockfile or manifest picks the version when `version` is
     /// omitted.
@@ -65,7 +69,8 @@ pub struct RelatedArgs {
     pub name: String,
     /// Package URL (`pkg:pypi/stripe`) or bare name.
     pub package: Option<String>,
-    /// Exact release version; omitted: the pinned or newest indexed release, stated as such.
+    /// Version or label (`8.1.7`, `8.1`, `latest`, `>=2,<3`); omitted: the pinned or newest
+    /// indexed release, stated as such.
     pub version: Option<String>,
     /// The project folder whose lockfile or manifest picks the version when `version` is
     /// omitted.
@@ -109,8 +114,9 @@ pub struct CheckVersionArgs {
     pub name: String,
     /// Package URL (`pkg:pypi/click`) or bare name.
     pub package: Option<String>,
-    /// The release you care about; the answer says whether the name exists in it. Omitted:
-    /// the version the client's project pins, if it pins one.
+    /// The release you care about (version or label: `8.1.7`, `8.1`, `latest`, `>=2,<3`);
+    /// the answer says whether the name exists in it. Omitted: the version the client's
+    /// project pins, if it pins one.
     pub version: Option<String>,
     /// The project folder whose lockfile or manifest picks the version when `version` is
     /// omitted; by default the client's roots (MCP roots) are read.
@@ -122,9 +128,9 @@ pub struct CheckVersionArgs {
 pub struct DiffArgs {
     /// Package URL (`pkg:pypi/click`) or bare name.
     pub package: String,
-    /// The older release's version (`7.1.2`).
+    /// The older release's version (`7.1.2`) or label (`7`, `>=7,<8`).
     pub from: String,
-    /// The newer release's version (`8.1.7`).
+    /// The newer release's version (`8.1.7`) or label (`8.1`, `latest`).
     pub to: String,
     /// Only the changes that can break code written against `from`.
     pub breaking_only: Option<bool>,
@@ -139,8 +145,8 @@ pub struct DiffArgs {
 pub struct ListApisArgs {
     /// Package URL (`pkg:pypi/click`) or bare name.
     pub package: String,
-    /// Exact release version; omitted: the version the client's project pins, else the
-    /// newest indexed release.
+    /// Version or label (`8.1.7`, `8.1`, `latest`, `>=2,<3`); omitted: the version the
+    /// client's project pins, else the newest indexed release.
     pub version: Option<String>,
     /// The project folder whose lockfile or manifest picks the version when `version` is
     /// omitted; by default the client's roots (MCP roots) are read.
@@ -757,7 +763,7 @@ impl RefgraphServer {
             Ok(c) => {
                 let first = match (&c.requested_version, c.versions.first(), c.versions.last()) {
                     (Some(_), _, _) if pinned_line.is_some() => pinned_line.unwrap_or_default(),
-                    (Some(v), _, _) => v.clone(),
+                    (Some(v), _, _) => c.chosen_by.clone().unwrap_or_else(|| v.clone()),
                     (None, Some(a), Some(b)) if a.version != b.version => {
                         format!("{}..{} (all indexed)", a.version, b.version)
                     }
@@ -795,7 +801,11 @@ impl RefgraphServer {
         match out {
             Ok(d) => {
                 let text = d.to_text();
-                let line = format!("{} -> {}", d.from, d.to);
+                let mut line = format!("{} -> {}", d.from, d.to);
+                for c in &d.chosen_by {
+                    line.push_str("; ");
+                    line.push_str(c);
+                }
                 Ok(ok_result(&line, text, to_value(&d)?))
             }
             Err(e) => error_result(None, e),

@@ -11,7 +11,7 @@
 
 mod npm;
 mod python;
-pub mod ranges;
+
 pub mod sync;
 
 use std::path::{Path, PathBuf};
@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::model::{Ecosystem, PackageId};
+use crate::version::ranges;
 
 /// Where a requirement or a pin was read: a file relative to the project root, and a line
 /// when the format makes it cheap to know.

@@ -2,6 +2,9 @@
 //! (`packaging.version.Version`), semver for npm (`semver.compare`); checked against both on
 //! real release lists in tests/it/project.rs.
 
+pub mod label;
+pub mod ranges;
+
 use std::str::FromStr;
 
 use crate::model::Ecosystem;

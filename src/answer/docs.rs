@@ -125,8 +125,9 @@ pub struct DocQuery {
     /// Package URL (`pkg:pypi/click`) or bare name. Omitted: the newest release of every
     /// indexed package.
     pub package: Option<String>,
-    /// Exact release version (needs package). Omitted: the newest indexed release, stated as
-    /// such. A version that is not indexed is an error listing the indexed ones.
+    /// Release version or label (`8.1.7`, `8.1`, `latest`, `>=2,<3`; needs package).
+    /// Omitted: the newest indexed release, stated as such. A version or label no indexed
+    /// release matches is an error listing the indexed ones.
     pub version: Option<String>,
     /// Only python, javascript or openapi.
     pub language: Option<String>,

@@ -361,20 +361,17 @@ impl LookupService<'_> {
             _ => self.e.infer_package(Some(name))?,
         };
         let (purl, rels, purl_version) = self.e.package_releases(&package)?;
-        let requested = version
+        let chosen = version
             .filter(|v| !v.trim().is_empty())
             .map(|v| v.trim().to_string())
-            .or(purl_version);
-        if let Some(v) = &requested
-            && !rels.iter().any(|r| &r.version == v)
-        {
-            return Err(ReleaseError::VersionNotIndexed {
-                package: purl,
-                asked: v.clone(),
-                indexed: rels.iter().map(|r| r.version.clone()).collect(),
-            }
-            .into());
-        }
+            .or(purl_version)
+            .map(|v| crate::answer::release_for(&purl, &rels, &v))
+            .transpose()?;
+        let chosen_by = chosen
+            .as_ref()
+            .filter(|c| c.asked.is_some())
+            .map(|c| c.version_line());
+        let requested = chosen.map(|c| c.release.version);
         let name = name.trim();
         let mut versions = Vec::new();
         let mut qualified = None;
@@ -483,6 +480,7 @@ impl LookupService<'_> {
             provenance,
             views_differ,
             requested_version: requested,
+            chosen_by,
             introduced_in: first.map(|i| versions[i].version.clone()),
             removed_in,
             deprecated_in: versions

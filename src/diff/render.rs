@@ -59,6 +59,9 @@ impl DiffReport {
     /// the old and new signatures, and the hint.
     pub fn to_text(&self) -> String {
         let mut out = self.headline();
+        for c in &self.chosen_by {
+            let _ = write!(out, "\n{c}");
+        }
         for w in &self.warnings {
             let _ = write!(out, "\nwarning: {w}");
         }
@@ -103,6 +106,9 @@ impl DiffReport {
             "---|".repeat(counts.len()),
             counts.map(|c| c.1.to_string()).join(" | ")
         );
+        for c in &self.chosen_by {
+            let _ = write!(out, "\n_{c}_\n");
+        }
         if s.ignored > 0 {
             let _ = writeln!(out, "\n{} changes left out by the ignore file.", s.ignored);
         }

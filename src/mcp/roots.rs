@@ -274,7 +274,7 @@ impl Roots {
         let choose = || {
             let pin = pin.clone();
             move |e: &Engine| -> Result<Chosen, ReleaseError> {
-                let mut c = e.choose(Some(&pin.package), Some(&pin.version), None)?;
+                let mut c = e.choose_exact(&pin.package, &pin.version)?;
                 c.how = Some(pin.how);
                 Ok(c)
             }

@@ -2,8 +2,9 @@
 //! `pnpm-lock.yaml` (v5 to v9), `yarn.lock` (v1 and berry, by `yarn-lock-parser`), in that
 //! order of precedence, and `package.json` (the manifest).
 
-use super::{Locked, Origin, Project, Requirement, Spec, line_of, ranges};
+use super::{Locked, Origin, Project, Requirement, Spec, line_of};
 use crate::model::PackageId;
+use crate::version::ranges;
 
 pub(super) fn read(p: &mut Project) {
     for f in ["package-lock.json", "npm-shrinkwrap.json"] {

@@ -5,8 +5,9 @@
 
 use std::str::FromStr;
 
-use super::{Locked, Origin, Project, Requirement, Spec, line_of, ranges};
+use super::{Locked, Origin, Project, Requirement, Spec, line_of};
 use crate::model::PackageId;
+use crate::version::ranges;
 
 pub(super) fn read(p: &mut Project) {
     for lock in ["uv.lock", "poetry.lock"] {

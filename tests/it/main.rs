@@ -16,6 +16,7 @@ mod examples;
 mod fuzz_corpora;
 mod http;
 mod inspect;
+mod labels;
 mod limits;
 mod mcp;
 mod npm_oracle;

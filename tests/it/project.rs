@@ -261,7 +261,7 @@ fn broken_project_files_are_reported_and_the_rest_still_counts() {
     assert!(e.contains("pnpm-lock.yaml"), "{e}");
 }
 
-const PACKAGING_ORACLE: &str = r#"
+pub(crate) const PACKAGING_ORACLE: &str = r#"
 import json, sys
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version, InvalidVersion
@@ -280,7 +280,7 @@ for case in json.load(sys.stdin):
 print(json.dumps(out))
 "#;
 
-const SEMVER_ORACLE: &str = r#"
+pub(crate) const SEMVER_ORACLE: &str = r#"
 const semver = require(process.argv[1] + '/node_modules/semver');
 let input = '';
 process.stdin.on('data', d => input += d);
@@ -290,7 +290,7 @@ process.stdin.on('end', () => {
 });
 "#;
 
-fn oracle<T: serde::de::DeserializeOwned>(cmd: &mut Command, input: &Value) -> T {
+pub(crate) fn oracle<T: serde::de::DeserializeOwned>(cmd: &mut Command, input: &Value) -> T {
     use std::io::Write;
     let mut child = cmd
         .stdin(std::process::Stdio::piped())
