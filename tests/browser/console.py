@@ -4,7 +4,10 @@ and chromium-driver, through Selenium): pick an example query, run it, see rows,
 download CSV, use completion, and save a screenshot. Prints one JSON object with what it saw; the
 Rust test (tests/it/http.rs) judges it.
 
-    python console.py http://127.0.0.1:PORT/ SCREENSHOT.png DOWNLOAD_DIR
+    python console.py http://127.0.0.1:PORT/ SCREENSHOT.png DOWNLOAD_DIR [first-screen]
+
+With `first-screen` it only reads the first screen: the header, the query the editor opens
+on, and what running that query shows.
 """
 import glob
 import json
@@ -26,7 +29,32 @@ def column(driver, index):
     return [c.text.strip() for c in cells]
 
 
-def main(url, shot, downloads):
+class FirstScreenDone(Exception):
+    """The first-screen mode has read all it reads."""
+
+
+def first_screen(driver, wait, seen):
+    """What a documentation maintainer sees before typing anything, and what one click on the
+    run button answers."""
+    wait.until(lambda d: d.find_element(By.ID, "releases").text.strip())
+    seen["header"] = driver.find_element(By.ID, "releases").text
+    get_query = "return window.refgraphConsole.getTab().getQuery()"
+    try:
+        WebDriverWait(driver, 10).until(lambda d: "GRAPH <pkg:" in d.execute_script(get_query))
+    except Exception:
+        pass
+    seen["first_editor"] = driver.execute_script(get_query)
+    driver.find_element(By.CSS_SELECTOR, ".yasqe_queryButton").click()
+    try:
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".yasr table.dataTable tbody tr td")))
+        time.sleep(0.5)
+    except Exception:
+        pass
+    seen["first_headers"] = [h.text.strip() for h in driver.find_elements(By.CSS_SELECTOR, ".yasr table.dataTable thead th")]
+    seen["first_rows"] = len(driver.find_elements(By.CSS_SELECTOR, ".yasr table.dataTable tbody tr"))
+
+
+def main(url, shot, downloads, mode=None):
     options = webdriver.ChromeOptions()
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000",
                 "--disable-dev-shm-usage"):
@@ -44,6 +72,10 @@ def main(url, shot, downloads):
     try:
         driver.get(url)
         seen["title"] = driver.title
+        if mode == "first-screen":
+            first_screen(driver, wait, seen)
+            driver.save_screenshot(shot)
+            raise FirstScreenDone()
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "button.example")))
         seen["examples"] = [b.get_attribute("data-id") for b in driver.find_elements(By.CSS_SELECTOR, "button.example")]
         # Pick the releases example: it loads into the editor and runs.
@@ -121,10 +153,12 @@ def main(url, shot, downloads):
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".CodeMirror")))
         time.sleep(0.5)
         seen["shared_editor"] = driver.execute_script("return window.refgraphConsole.getTab().getQuery()")
+    except FirstScreenDone:
+        pass
     finally:
         driver.quit()
     print(json.dumps(seen))
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:5])

@@ -26,26 +26,33 @@ fn refgraph(data: &Path) -> Command {
     c
 }
 
+/// The releases most tests serve: (sample path, package, version); `RELEASES` lists them.
+const SERVED: &[(&str, &str, &str)] = &[
+    (
+        "samples/python/acme-storage-1.0.0",
+        "pkg:pypi/acme-storage",
+        "1.0.0",
+    ),
+    (
+        "samples/python/acme-storage-2.0.0",
+        "pkg:pypi/acme-storage",
+        "2.0.0",
+    ),
+    (
+        "samples/openapi/petstore-1.0.0.yaml",
+        "pkg:generic/petstore",
+        "1.0.0",
+    ),
+];
+
 impl Server {
     fn start(extra: &[&str]) -> Server {
+        Server::serving(SERVED, extra)
+    }
+
+    fn serving(releases: &[(&str, &str, &str)], extra: &[&str]) -> Server {
         let data = tempfile::tempdir().unwrap();
-        for (path, package, version) in [
-            (
-                "samples/python/acme-storage-1.0.0",
-                "pkg:pypi/acme-storage",
-                "1.0.0",
-            ),
-            (
-                "samples/python/acme-storage-2.0.0",
-                "pkg:pypi/acme-storage",
-                "2.0.0",
-            ),
-            (
-                "samples/openapi/petstore-1.0.0.yaml",
-                "pkg:generic/petstore",
-                "1.0.0",
-            ),
-        ] {
+        for &(path, package, version) in releases {
             let out = refgraph(data.path())
                 .args(["ingest", "--no-index"])
                 .arg(repo().join(path))
@@ -232,6 +239,56 @@ fn the_mcp_python_sdk_lists_and_calls_tools_over_streamable_http() {
             && missing.contains("2.0.0"),
         "{missing}"
     );
+}
+
+/// The console's first screen, before anything is typed: the header names packages as people
+/// write them (`@acme/storage`, not `%40acme/storage`), and the editor opens on a refgraph
+/// query over the named graph of the release indexed last, which one click answers.
+#[test]
+fn the_consoles_first_screen_answers_on_the_first_click() {
+    let server = Server::serving(
+        &[
+            SERVED[0],
+            (
+                "samples/npm/acme-storage-1.0.0",
+                "pkg:npm/@acme/storage",
+                "1.0.0",
+            ),
+        ],
+        &[],
+    );
+    let dir = cache_dir().join("browser");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = dir.join("console-first-screen.png");
+    let downloads = tempfile::tempdir().unwrap();
+    let seen = run_python(
+        "tests/browser/console.py",
+        &[
+            &server.url("/"),
+            shot.to_str().unwrap(),
+            downloads.path().to_str().unwrap(),
+            "first-screen",
+        ],
+    );
+    let header = seen["header"].as_str().unwrap();
+    assert!(header.contains("@acme/storage 1.0.0"), "{header}");
+    assert!(!header.contains("%40"), "{header}");
+    let editor = seen["first_editor"].as_str().unwrap();
+    assert!(
+        editor.contains("PREFIX rg: <https://refgraph.dev/ontology#>"),
+        "{editor}"
+    );
+    assert!(
+        editor.contains("GRAPH <pkg:npm/%40acme/storage@1.0.0>"),
+        "the release indexed last, by its graph name: {editor}"
+    );
+    assert!(!editor.contains("?sub ?pred ?obj"), "{editor}");
+    assert_eq!(
+        seen["first_headers"],
+        serde_json::json!(["", "name", "kind", "signature", "symbol"]),
+        "{seen}"
+    );
+    assert!(seen["first_rows"].as_u64().unwrap() >= 5, "{seen}");
 }
 
 /// Load the console, pick an example query, run it, see rows, sort a column, download CSV,

@@ -44,6 +44,38 @@
   }, false);
   Yasqe.defaults.autocompleters = ["variables", "rg-prefixes", "rg-property", "rg-class", "rg-entity"];
 
+  // The first screen answers something: an editor nobody has typed in opens on a refgraph
+  // query (the indexed releases), then, once they are known, on the public API of the release
+  // indexed last, in its named graph; never on Yasqe's generic `?sub ?pred ?obj`.
+  var RELEASES_QUERY = "PREFIX rg: <https://refgraph.dev/ontology#>\n" +
+    "# The indexed releases. Run it with the button on the right (or Ctrl-Enter).\n" +
+    "SELECT ?release ?package ?version ?symbols WHERE {\n" +
+    "  GRAPH ?release { ?release a rg:Release ; rg:package ?package ; rg:version ?version .\n" +
+    "    OPTIONAL { ?release rg:symbolCount ?symbols } }\n" +
+    "}\nORDER BY ?package ?version\n";
+  var GENERIC_QUERY = Yasqe.defaults.value;
+  Yasqe.defaults.value = RELEASES_QUERY;
+  function displayName(r) {
+    try { return decodeURIComponent(r.name); } catch (e) { return r.name; }
+  }
+  function releaseQuery(r) {
+    return "PREFIX rg: <https://refgraph.dev/ontology#>\n" +
+      "# The public API of " + displayName(r) + " " + r.version + ": each symbol, its kind and\n" +
+      "# signature. Each release is its own named graph; run it with the button on the right\n" +
+      "# (or Ctrl-Enter), or pick an example on the left.\n" +
+      "SELECT ?name ?kind ?signature ?symbol WHERE {\n" +
+      "  GRAPH <" + r.release + "> {\n" +
+      "    ?symbol a ?kind ; rg:qualifiedName ?name .\n" +
+      "    OPTIONAL { ?symbol rg:signature ?signature }\n" +
+      "  }\n" +
+      "}\nORDER BY ?name\nLIMIT 100\n";
+  }
+  function untouched(query) {
+    var q = (query || "").trim();
+    return q === "" || q === RELEASES_QUERY.trim() || q === (GENERIC_QUERY || "").trim() ||
+      /\?sub \?pred \?obj/.test(q);
+  }
+
   var yasgui = new Yasgui(document.getElementById("yasgui"), {
     requestConfig: { endpoint: endpoint, method: "POST" },
     copyEndpointOnNewTab: true,
@@ -81,11 +113,21 @@
     });
   });
 
+  // A tab restored from an older session may still hold the generic query.
+  Object.keys(yasgui._tabs).forEach(function (id) {
+    var tab = yasgui.getTab(id);
+    if (tab && /\?sub \?pred \?obj/.test(tab.getQuery() || "")) { tab.setQuery(RELEASES_QUERY); }
+  });
+
   fetchJson("/api/releases").then(function (releases) {
     var el = document.getElementById("releases");
     el.textContent = releases.length
-      ? releases.length + " releases indexed: " + releases.map(function (r) { return r.name + " " + r.version; }).join(", ")
+      ? releases.length + " releases indexed: " + releases.map(function (r) { return displayName(r) + " " + r.version; }).join(", ")
       : "no release indexed yet (refgraph add pkg:pypi/NAME@VERSION)";
+    if (!releases.length || new URLSearchParams(location.search).has("query")) { return; }
+    var last = releases.reduce(function (a, b) { return (b.ingested_at || "") > (a.ingested_at || "") ? b : a; });
+    var tab = currentTab();
+    if (tab && untouched(tab.getQuery())) { tab.setQuery(releaseQuery(last)); }
   });
 
   // Shareable link: the query in the URL; opening it loads the query into a tab.
