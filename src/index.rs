@@ -501,7 +501,20 @@ impl TextIndex {
         chunks: &[Chunk],
         progress: &dyn Fn(usize, usize),
     ) -> Result<usize, IndexError> {
-        let vectors = self.vectors_for(chunks, progress)?;
+        self.replace_release_with(release, stamp, chunks, &HashMap::new(), progress)
+    }
+
+    /// [`TextIndex::replace_release`] with vectors already made, by the hash of the text they
+    /// embed (a bundle's): those are used as they are, with or without a model here.
+    pub fn replace_release_with(
+        &self,
+        release: &str,
+        stamp: &str,
+        chunks: &[Chunk],
+        given: &HashMap<String, Vec<f32>>,
+        progress: &dyn Fn(usize, usize),
+    ) -> Result<usize, IndexError> {
+        let vectors = self.vectors_for(chunks, given, progress)?;
         let mut guard = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
             *guard = Some(self.index.writer(64 << 20).map_err(|e| self.err(e))?);
@@ -595,6 +608,40 @@ impl TextIndex {
         Ok(chunks.len())
     }
 
+    /// The vectors of `release`'s chunks by the hash of the text each embeds, one per text:
+    /// what a bundle carries so that another machine ranks as this one does.
+    pub fn release_vectors(&self, release: &str) -> Result<Vec<(String, Vec<f32>)>, IndexError> {
+        let searcher = self.reader.searcher();
+        let q = TermQuery::new(
+            Term::from_field_text(self.fields.release, release),
+            IndexRecordOption::Basic,
+        );
+        let mut addrs: Vec<DocAddress> = searcher
+            .search(&q, &DocSetCollector)
+            .map_err(|e| self.err(e))?
+            .into_iter()
+            .collect();
+        addrs.sort();
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for addr in addrs {
+            let doc: TantivyDocument = searcher.doc(addr).map_err(|e| self.err(e))?;
+            let hash = doc
+                .get_first(self.fields.embed_hash)
+                .and_then(|v| v.as_str());
+            let vector = doc
+                .get_first(self.fields.vector)
+                .and_then(|v| v.as_bytes())
+                .and_then(embed::from_bytes);
+            if let (Some(h), Some(v)) = (hash, vector)
+                && seen.insert(h.to_string())
+            {
+                out.push((h.to_string(), v));
+            }
+        }
+        Ok(out)
+    }
+
     /// Removes every chunk of `release`.
     pub fn remove_release(&self, release: &str) -> Result<(), IndexError> {
         self.replace_release(release, "", &[], &|_, _| {})
@@ -606,6 +653,7 @@ impl TextIndex {
     fn vectors_for(
         &self,
         chunks: &[Chunk],
+        given: &HashMap<String, Vec<f32>>,
         progress: &dyn Fn(usize, usize),
     ) -> Result<Vec<HashedVector>, IndexError> {
         let hashes: Vec<String> = chunks
@@ -613,13 +661,23 @@ impl TextIndex {
             .map(|c| embed::sha256_hex(c.embed_text.as_bytes()))
             .collect();
         let Some(embedder) = self.embedder() else {
-            return Ok(hashes.into_iter().map(|h| (h, None)).collect());
+            return Ok(hashes
+                .into_iter()
+                .map(|h| {
+                    let v = given.get(&h).cloned();
+                    (h, v)
+                })
+                .collect());
         };
         // Texts embedded before, in any release, found by their hash.
         let searcher = self.reader.searcher();
         let mut known: HashMap<&str, Vec<f32>> = HashMap::new();
         for (h, c) in hashes.iter().zip(chunks) {
             if c.embed_text.is_empty() || known.contains_key(h.as_str()) {
+                continue;
+            }
+            if let Some(v) = given.get(h) {
+                known.insert(h.as_str(), v.clone());
                 continue;
             }
             let q = TermQuery::new(

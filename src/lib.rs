@@ -7,6 +7,7 @@
 //! browsers, SPARQL clients and MCP clients over HTTP, and the `refgraph` binary to people.
 
 pub mod answer;
+pub mod bundle;
 pub mod config;
 pub mod diff;
 pub mod doctor;

@@ -53,6 +53,13 @@ people use the commands below.",
   refgraph sparql 'SELECT ?g WHERE { GRAPH ?g { ?g a <https://refgraph.dev/ontology#Release> } }'
   refgraph serve            # MCP over stdio, for an assistant
 
+Versions: every --version (and NAME@VERSION of add) takes a release's version or a label:
+  8.1 or 8.1.* (the newest 8.1.x), 8, latest or stable (the newest final release), a range
+  (PEP 440 >=2,<3 or ~=1.4 for PyPI; npm ^4.2 or >=2 <3), for add an npm dist-tag (next).
+  Pre-releases count only when asked by version or by a range that names one. Answers say
+  what was asked and which release answered: [Version: 8.1.7 (asked 8.1 -> 8.1.7: ...)]; a
+  label no indexed release matches is an error listing the indexed versions.
+
 Files:
   DATA/config.toml (or REFGRAPH_CONFIG): settings for every command on DATA; today
     [inspect]
@@ -182,11 +189,12 @@ struct InspectArgs {
 enum Command {
     /// Fetch releases from PyPI or npm (verified by the registry's digest, cached) and ingest them
     #[command(
-        after_help = "Examples: refgraph add pkg:pypi/click@8.1.7 pkg:pypi/requests@2.32.3\n          refgraph add pkg:npm/commander@12.1.0 pkg:npm/%40aws-sdk/client-s3@3.700.0\n          refgraph add pkg:npm/%40directus/specs@15.2.0 --spec dist/openapi.json --as pkg:generic/directus-api\n\nWith --spec, each release is an npm package that ships an OpenAPI spec: the spec at that path in the package is ingested as release VERSION of the --as package (default pkg:generic/NAME)."
+        after_help = "Examples: refgraph add pkg:pypi/click@8.1.7 pkg:pypi/requests@2.32.3\n          refgraph add pkg:npm/commander@12.1.0 pkg:npm/%40aws-sdk/client-s3@3.700.0\n          refgraph add click@8.1 pkg:npm/commander@latest   # labels: the newest 8.1.x, npm's latest tag\n          refgraph add pkg:npm/%40directus/specs@15.2.0 --spec dist/openapi.json --as pkg:generic/directus-api\n\nWith --spec, each release is an npm package that ships an OpenAPI spec: the spec at that path in the package is ingested as release VERSION of the --as package (default pkg:generic/NAME)."
     )]
     Add {
         /// Package URLs with versions: pkg:pypi/NAME@VERSION, pkg:npm/NAME@VERSION; for PyPI also
-        /// NAME@VERSION or NAME==VERSION
+        /// NAME@VERSION or NAME==VERSION. VERSION may be a label, read against the registry:
+        /// 8.1 (newest 8.1.x), 8, latest, stable, a range (>=2,<3; ^4.2), an npm dist-tag (next)
         #[arg(required = true)]
         releases: Vec<String>,
         /// Path of an OpenAPI spec inside each fetched package (e.g. dist/openapi.json)
@@ -280,7 +288,7 @@ enum Command {
         name: String,
         #[arg(long)]
         package: Option<String>,
-        /// Release version [default: newest indexed]
+        /// Release version or label (8.1, latest, >=2,<3) [default: newest indexed]
         #[arg(long)]
         version: Option<String>,
     },
@@ -294,7 +302,7 @@ enum Command {
         name: String,
         #[arg(long)]
         package: Option<String>,
-        /// Release version [default: newest indexed]
+        /// Release version or label (8.1, latest, >=2,<3) [default: newest indexed]
         #[arg(long)]
         version: Option<String>,
         /// How many paths, best first
@@ -310,7 +318,7 @@ enum Command {
         name: String,
         #[arg(long)]
         package: Option<String>,
-        /// Release version [default: newest indexed]
+        /// Release version or label (8.1, latest, >=2,<3) [default: newest indexed]
         #[arg(long)]
         version: Option<String>,
         /// Only this relation
@@ -327,7 +335,8 @@ enum Command {
     List {
         /// Package URL (pkg:pypi/NAME, pkg:npm/NAME, pkg:generic/NAME) or bare name
         package: String,
-        /// The release to list; the newest indexed one when omitted
+        /// The release to list, by version or label (8.1, latest); the newest indexed one when
+        /// omitted
         #[arg(long)]
         version: Option<String>,
         /// module, class, function, method, classmethod, staticmethod, property; operation or
@@ -354,6 +363,33 @@ Removals that pair with an addition are reported as probable renames, with a con
     Diff(DiffArgs),
     /// List the indexed releases
     Releases,
+    /// Write indexed releases into one file, for machines without network (`refgraph import`)
+    #[command(
+        long_about = "Write indexed releases into one file (a gzipped tar): the facts of each release (its named graphs, with any doc pages added), the vectors of its text-index entries, and a manifest with every member's sha256, each release's facts version and this refgraph's version. `refgraph import FILE` loads it on a machine that cannot reach PyPI or npm, and answers there as here, concept search included, with or without the sentence model.",
+        after_help = "RELEASE is pkg:pypi/click@8.1.7, click@8.1 (any version label), or a package without a version (every indexed release of it).\n\nExamples:\n  refgraph export click commander -o sdks.refgraph\n  refgraph export pkg:pypi/click@8.1.7 -o click.refgraph\n  refgraph export --all -o everything.refgraph"
+    )]
+    Export {
+        /// Releases or packages to write
+        #[arg(required_unless_present = "all")]
+        releases: Vec<String>,
+        /// Every indexed release
+        #[arg(long, conflicts_with = "releases")]
+        all: bool,
+        /// The bundle file to write (written whole or not at all)
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+    },
+    /// Load a bundle written by `refgraph export`: checked whole, then loaded in one step
+    #[command(
+        long_about = "Load a bundle written by `refgraph export`, without network. The whole file is read and checked first (every member's sha256 against the manifest; every release's facts version against this refgraph's; every quad inside its release's graphs): a damaged, truncated or incompatible bundle is refused and nothing is written. Then every graph of every release is written in one transaction (replacing releases already stored under the same names), and their text-index entries are built with the bundle's vectors.",
+        after_help = "Examples:\n  refgraph import sdks.refgraph\n  refgraph import --check sdks.refgraph     # what it holds, nothing written"
+    )]
+    Import {
+        file: PathBuf,
+        /// Only check the bundle and list what it holds
+        #[arg(long)]
+        check: bool,
+    },
     /// Run a read-only SPARQL query (QUERY, @FILE, or - for stdin)
     Sparql { query: String },
     /// Concept search over doc pages and docstrings: what to call to do something
@@ -389,7 +425,7 @@ Removals that pair with an addition are reported as probable renames, with a con
         /// Package URL or bare name [default: every package]
         #[arg(long)]
         package: Option<String>,
-        /// Release version (needs --package) [default: every release]
+        /// Release version or label (8.1, latest; needs --package) [default: every release]
         #[arg(long, requires = "package")]
         version: Option<String>,
     },
@@ -409,6 +445,22 @@ Removals that pair with an addition are reported as probable renames, with a con
         /// Seconds a registry may take to answer
         #[arg(long, default_value_t = 15, value_name = "SECONDS")]
         registry_timeout: u64,
+    },
+    /// Register refgraph's MCP server with an assistant client: print the entry, or merge it in
+    #[command(
+        long_about = "Print the entry that registers refgraph's MCP server (stdio) with an assistant client, in that client's format, or merge it into the client's config file with --write.\n\nThe entry starts this refgraph executable by its absolute path with `serve`, and sets REFGRAPH_DATA (and REFGRAPH_MODEL_DIR when it is set) so the server answers from the store the other commands filled. --write keeps every other server and setting in the file; a file it cannot read (JSON with comments, a key of the wrong type) is left untouched and the error says what to add by hand.",
+        after_help = "Clients and the files --write merges into:\n  claude-code     .mcp.json in this folder (shared with the project; `claude mcp add` is printed too)\n  claude-desktop  claude_desktop_config.json in Claude's settings folder\n  cursor          ~/.cursor/mcp.json\n  vscode          .vscode/mcp.json in this folder (\"servers\", type stdio)\n  codex           ~/.codex/config.toml, or $CODEX_HOME/config.toml ([mcp_servers.refgraph])\n\nExamples:\n  refgraph mcp-config --client cursor\n  refgraph mcp-config --client codex --write\n  refgraph --data-dir /srv/refgraph mcp-config --client vscode --write"
+    )]
+    McpConfig {
+        /// The client: claude-code, claude-desktop, cursor, vscode or codex
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(refgraph::mcp::clients::Client::ALL.map(refgraph::mcp::clients::Client::name)))]
+        client: String,
+        /// Merge the entry into the client's config file, keeping what is there
+        #[arg(long)]
+        write: bool,
+        /// The config file to merge into instead of the client's usual one
+        #[arg(long, requires = "write", value_name = "PATH")]
+        file: Option<PathBuf>,
     },
     /// The sentence-embedding model for concept search
     Model {
@@ -497,7 +549,8 @@ struct SearchArgs {
     /// Package URL or bare name [default: every package]
     #[arg(long)]
     package: Option<String>,
-    /// Release version (needs --package) [default: newest indexed]
+    /// Release version or label (8.1, latest, >=2,<3; needs --package) [default: newest
+    /// indexed]
     #[arg(long)]
     version: Option<String>,
     /// python, javascript or openapi
@@ -648,6 +701,14 @@ fn run(cli: Cli) -> Result<u8> {
     if let Command::Doctor { registry_timeout } = &cli.command {
         return cmd_doctor(&cli, &data, *registry_timeout);
     }
+    if let Command::McpConfig {
+        client,
+        write,
+        file,
+    } = &cli.command
+    {
+        return cmd_mcp_config(&data, client, *write, file.as_deref());
+    }
     let config = Config::load(&data)?;
     match &cli.command {
         Command::Add {
@@ -749,6 +810,12 @@ fn run(cli: Cli) -> Result<u8> {
         } => cmd_list(&cli, &data, package, version, kind, prefix, limit),
         Command::Diff(args) => cmd_diff(&cli, &data, args),
         Command::Releases => cmd_releases(&cli, &data),
+        Command::Export {
+            releases,
+            all,
+            output,
+        } => cmd_export(&cli, &data, releases, *all, output),
+        Command::Import { file, check } => cmd_import(&cli, &data, file, *check),
         Command::Search(args) => cmd_search(&cli, &data, args),
         Command::Page { id } => cmd_page(&cli, &data, id),
         Command::Docs {
@@ -760,7 +827,9 @@ fn run(cli: Cli) -> Result<u8> {
         } => cmd_docs(&cli, &data, dir, package, version, base_url, remove),
         Command::Chunks { package, version } => cmd_chunks(&data, package, version),
         Command::Reindex { all } => cmd_reindex(&cli, &data, all),
-        Command::Doctor { .. } => unreachable!("answered before config.toml is read"),
+        Command::Doctor { .. } | Command::McpConfig { .. } => {
+            unreachable!("answered before config.toml is read")
+        }
         Command::Model { action } => cmd_model(&cli, &data, action),
         Command::Sparql { query } => cmd_sparql(&cli, &data, query),
     }
@@ -1113,6 +1182,9 @@ fn cmd_versions(cli: &Cli, data: &Path, name: &str, package: &Option<String>) ->
         print_json(&c)?;
     } else {
         println!("{} in {}", c.qualified_name, c.package);
+        if let Some(b) = &c.chosen_by {
+            println!("  [Version: {b}]");
+        }
         for v in &c.versions {
             println!(
                 "  {:<16} {}{}{}",
@@ -1833,8 +1905,25 @@ fn add(
     };
     let mut failed = 0;
     let mut stored = Vec::new();
-    for (asked, id, version) in targets {
+    for (asked, id, label) in targets {
+        // A label (`click@8.1`, `commander@latest`) is read against the registry's list first,
+        // so that what is fetched, and said, is the release it chose.
+        let chosen = match ingester.registry_version(&id, &label) {
+            Ok(c) => c,
+            Err(e) => {
+                failed += 1;
+                eprintln!("error: {asked}: {}", error_text(&anyhow::Error::from(e)));
+                continue;
+            }
+        };
+        let version = chosen.version;
         let purl = id.release_purl(&version);
+        let chosen_by = chosen
+            .rule
+            .map(|r| format!("asked {label} -> {version}: {r}"));
+        if let Some(c) = &chosen_by {
+            eprintln!("{}: {c}", id.purl());
+        }
         let bar = ProgressBar::new(0);
         bar.set_style(
             ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {elapsed}")
@@ -1851,7 +1940,11 @@ fn add(
         };
         let result = match spec {
             None => ingester
-                .add(&store, asked, &progress)
+                .add(&store, &purl, &progress)
+                .map(|report| refgraph::ingest::IngestReport {
+                    chosen_by: chosen_by.clone(),
+                    ..report
+                })
                 .map_err(anyhow::Error::from),
             Some(spec) => add_spec(
                 &store,
@@ -2172,4 +2265,207 @@ fn print_table(v: &serde_json::Value) {
             ""
         }
     );
+}
+
+/// `refgraph mcp-config`: the client's entry for this executable and data directory, printed
+/// or merged into the client's config file.
+fn cmd_mcp_config(data: &Path, client: &str, write: bool, file: Option<&Path>) -> Result<u8> {
+    use refgraph::mcp::clients::{Change, Client, Server};
+    let client = Client::parse(client).map_err(anyhow::Error::msg)?;
+    let exe = std::env::current_exe().context("cannot tell where this refgraph executable is")?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    let mut env = vec![(
+        "REFGRAPH_DATA".to_string(),
+        std::path::absolute(data)?.display().to_string(),
+    )];
+    if let Some(m) = std::env::var_os("REFGRAPH_MODEL_DIR") {
+        env.push((
+            "REFGRAPH_MODEL_DIR".into(),
+            std::path::absolute(PathBuf::from(m))?.display().to_string(),
+        ));
+    }
+    let server = Server {
+        command: exe.display().to_string(),
+        args: vec!["serve".into()],
+        env,
+    };
+    let home = directories::BaseDirs::new()
+        .map(|b| b.home_dir().to_path_buf())
+        .context("no home directory; pass --file")?;
+    let cwd = std::env::current_dir()?;
+    let codex_home = std::env::var_os("CODEX_HOME").map(PathBuf::from);
+    let target = match file {
+        Some(f) => f.to_path_buf(),
+        None => client.config_file(&home, &cwd, codex_home.as_deref()),
+    };
+    if !write {
+        print!("{}", client.snippet(&server));
+        eprintln!(
+            "# {}: merge this into {} (or run again with --write)",
+            client.name(),
+            target.display()
+        );
+        if client == Client::ClaudeCode {
+            eprintln!(
+                "# or, for every project of this user: {}",
+                server.claude_add_command("user")
+            );
+        }
+        return Ok(exit::OK);
+    }
+    let existing = match std::fs::read_to_string(&target) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => bail!("cannot read {}: {e}", target.display()),
+    };
+    let merged = client.merge(existing.as_deref(), &server).map_err(|e| {
+        anyhow::anyhow!(
+            "{} was left as it is: {e}. Add this entry by hand:\n{}",
+            target.display(),
+            client.snippet(&server)
+        )
+    })?;
+    let what = match merged.change {
+        Change::Unchanged => {
+            eprintln!("{}: refgraph is already set up there", target.display());
+            return Ok(exit::OK);
+        }
+        Change::Added => "added",
+        Change::Replaced => "replaced",
+    };
+    refgraph::mcp::clients::write_config(&target, &merged.text)
+        .with_context(|| format!("cannot write {}", target.display()))?;
+    eprintln!(
+        "{}: {what} the refgraph server ({} serve); restart {} to load it",
+        target.display(),
+        server.command,
+        client.name()
+    );
+    Ok(exit::OK)
+}
+
+/// A bar over a known number of steps; indicatif draws nothing when stderr is no terminal.
+fn steps_bar(len: usize, what: &str) -> ProgressBar {
+    let bar = ProgressBar::new(len as u64);
+    bar.set_style(
+        ProgressStyle::with_template(&format!(
+            "{{msg}} [{{bar:30}}] {{pos}}/{{len}} {what} {{elapsed}}"
+        ))
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+/// `refgraph export`: releases (by version or label, or every release of a package) into one
+/// bundle file.
+fn cmd_export(cli: &Cli, data: &Path, releases: &[String], all: bool, output: &Path) -> Result<u8> {
+    let store = open_read(data)?;
+    let mut engine = Engine::new(store);
+    if index_path(data).exists() {
+        engine = engine.with_index(open_index(cli, data)?, None);
+    }
+    let mut chosen: Vec<refgraph::store::ReleaseInfo> = Vec::new();
+    if all {
+        chosen = engine.releases()?;
+    }
+    for r in releases {
+        let picked = match refgraph::model::PackageRef::parse(r)
+            .map_err(anyhow::Error::msg)?
+            .version
+        {
+            Some(_) => vec![engine.choose(Some(r), None, None)?.release],
+            None => engine.package_releases(r)?.1,
+        };
+        for p in picked {
+            if !chosen.iter().any(|c| c.release == p.release) {
+                chosen.push(p);
+            }
+        }
+    }
+    if chosen.is_empty() {
+        bail!("nothing to export: no release is indexed");
+    }
+    let bar = steps_bar(chosen.len(), "releases");
+    bar.set_message("exporting");
+    let report = refgraph::bundle::export(&engine, &chosen, output, &|r, done, _| {
+        bar.set_message(format!("exported {r}"));
+        bar.set_position(done as u64);
+    })?;
+    bar.finish_and_clear();
+    if cli.json {
+        print_json(&report)?;
+    } else {
+        eprintln!(
+            "wrote {}: {} release(s), {} quads, {} vectors, {} bytes",
+            report.file,
+            report.releases.len(),
+            report.quads,
+            report.vectors,
+            report.bytes
+        );
+        for r in &report.releases {
+            eprintln!("  {r}");
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// `refgraph import`: a bundle checked whole, then loaded in one transaction and indexed.
+fn cmd_import(cli: &Cli, data: &Path, file: &Path, check: bool) -> Result<u8> {
+    let max = cli.max_total_bytes.unwrap_or(8 << 30);
+    if check {
+        let m = refgraph::bundle::inspect(file, max)?;
+        if cli.json {
+            print_json(&m)?;
+        } else {
+            println!(
+                "{}: a refgraph bundle by {}, written {}; every member checks out",
+                file.display(),
+                m.refgraph_version,
+                m.created
+            );
+            for r in &m.releases {
+                println!(
+                    "  {:<40} facts version {}, {} quads, {} vectors",
+                    r.release,
+                    r.facts_version,
+                    r.graphs.iter().map(|g| g.count).sum::<usize>(),
+                    r.vectors.count
+                );
+            }
+        }
+        return Ok(exit::OK);
+    }
+    std::fs::create_dir_all(data)?;
+    let store = Store::open(&store_path(data))?;
+    let engine = Engine::new(store).with_index(open_index(cli, data)?, None);
+    let bar = steps_bar(0, "releases indexed");
+    bar.set_message(format!("importing {}", file.display()));
+    let report = refgraph::bundle::import(&engine, file, max, &|r, done, total| {
+        bar.set_length(total as u64);
+        bar.set_message(format!("indexed {r}"));
+        bar.set_position(done as u64);
+    })?;
+    bar.finish_and_clear();
+    if cli.json {
+        print_json(&report)?;
+    } else {
+        eprintln!(
+            "imported {} ({}): {} release(s), {} quads; {} text-index entries, {} with the bundle's vectors",
+            report.file,
+            report.refgraph_version,
+            report.releases.len(),
+            report.quads,
+            report.chunks,
+            report.vectors
+        );
+        for r in &report.releases {
+            eprintln!("  {r}");
+        }
+        for w in &report.warnings {
+            eprintln!("  warning: {w}");
+        }
+    }
+    Ok(exit::OK)
 }

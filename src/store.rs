@@ -155,6 +155,83 @@ impl Store {
         Ok(())
     }
 
+    /// The named graphs of `release`: its own and those under it (`<release>/docs`), sorted.
+    pub fn graphs_of(&self, release: &str) -> Result<Vec<String>, StoreError> {
+        let under = format!("{release}/");
+        let mut out = Vec::new();
+        for g in self.inner.named_graphs() {
+            if let oxigraph::model::NamedOrBlankNode::NamedNode(n) = g? {
+                let name = n.as_str();
+                if name == release || name.starts_with(&under) {
+                    out.push(name.to_string());
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Writes the quads of the named graph `graph` to `out` as N-Quads; returns how many.
+    pub fn write_graph_nquads(
+        &self,
+        graph: &str,
+        out: &mut dyn std::io::Write,
+    ) -> Result<usize, StoreError> {
+        use oxigraph::io::{RdfFormat, RdfSerializer};
+        let g = NamedNode::new(graph).map_err(|e| StoreError::Update(e.to_string()))?;
+        let mut w = RdfSerializer::from_format(RdfFormat::NQuads).for_writer(out);
+        let mut n = 0;
+        for q in self
+            .inner
+            .quads_for_pattern(None, None, None, Some(g.as_ref().into()))
+        {
+            w.serialize_quad(&q?)
+                .map_err(|e| StoreError::Update(e.to_string()))?;
+            n += 1;
+        }
+        w.finish().map_err(|e| StoreError::Update(e.to_string()))?;
+        Ok(n)
+    }
+
+    /// Replaces the named graphs given, each with the N-Quads text given for it, in one
+    /// transaction: every graph is read before anything is written (a broken or foreign quad
+    /// refuses the whole set: each quad must be in the graph it is given for), and readers see
+    /// all the old graphs or all the new ones. Returns the quads written.
+    pub fn replace_graphs_nquads(&self, graphs: &[(String, Vec<u8>)]) -> Result<usize, StoreError> {
+        use oxigraph::io::{RdfFormat, RdfParser};
+        if self.read_only {
+            return Err(StoreError::ReadOnly);
+        }
+        let mut parsed: Vec<(NamedNode, Vec<Quad>)> = Vec::with_capacity(graphs.len());
+        for (name, text) in graphs {
+            let g = NamedNode::new(name.as_str())
+                .map_err(|e| StoreError::Update(format!("graph name {name}: {e}")))?;
+            let mut quads = Vec::new();
+            for q in RdfParser::from_format(RdfFormat::NQuads).for_slice(text) {
+                let q = q.map_err(|e| StoreError::Update(format!("graph {name}: {e}")))?;
+                if q.graph_name != oxigraph::model::GraphName::NamedNode(g.clone()) {
+                    return Err(StoreError::Update(format!(
+                        "graph {name}: a quad of another graph ({})",
+                        q.graph_name
+                    )));
+                }
+                quads.push(q);
+            }
+            parsed.push((g, quads));
+        }
+        let mut tx = self.inner.start_transaction()?;
+        let mut n = 0;
+        for (g, quads) in &parsed {
+            tx.clear_graph(g)?;
+            tx.insert_named_graph(g);
+            tx.extend(quads.iter());
+            n += quads.len();
+        }
+        tx.commit()?;
+        self.bump();
+        Ok(n)
+    }
+
     pub fn remove_graph(&self, release: &NamedNode) -> Result<bool, StoreError> {
         if self.read_only {
             return Err(StoreError::ReadOnly);

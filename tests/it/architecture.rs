@@ -28,8 +28,8 @@ const LAYERS: &[&[&str]] = &[
     // Reading: every answer.
     &["answer"],
     // Built on answers: migration reports; a project's versions (which may fetch and ingest);
-    // whether the machine is ready.
-    &["diff", "project", "doctor"],
+    // whether the machine is ready; offline bundles.
+    &["diff", "project", "doctor", "bundle"],
     // Serving.
     &["mcp"],
     &["http"],

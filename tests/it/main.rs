@@ -7,6 +7,8 @@ mod support;
 mod architecture;
 mod bad_input;
 mod boilerplate;
+mod bundle;
+mod clients;
 mod crash;
 mod diff;
 mod diff_oracle;
