@@ -253,6 +253,12 @@ pub fn export(
         path: out.to_path_buf(),
         source: e.error,
     })?;
+    // A temporary file is private (0600); a bundle is made to be copied.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(out, std::fs::Permissions::from_mode(0o644)).map_err(io(out))?;
+    }
     let bytes = std::fs::metadata(out).map_err(io(out))?.len();
     Ok(ExportReport {
         file: out.display().to_string(),

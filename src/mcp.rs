@@ -1,6 +1,5 @@
 //! The MCP server (rmcp): tool handlers over [`Engine`]; the only module that knows MCP.
 
-
 pub mod clients;
 pub mod roots;
 

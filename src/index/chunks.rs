@@ -641,7 +641,7 @@ impl DocstringMentions {
 
     /// `by_name`: every symbol by qualified name; `aliases`: other names by qualified name.
     fn of(by_name: HashMap<String, EntityRef>, mut aliases: HashMap<String, Vec<String>>) -> Self {
-        let kinds: Vec<(String, Vec<String>, Option<crate::model::SymbolKind>)> = by_name
+        let mut kinds: Vec<(String, Vec<String>, Option<crate::model::SymbolKind>)> = by_name
             .values()
             .map(|e| {
                 (
@@ -651,6 +651,10 @@ impl DocstringMentions {
                 )
             })
             .collect();
+        // In name order, not the map's: a mention that names several symbols links them in the
+        // same order in every process, so a reindex (or an imported bundle) gives the same
+        // chunks.
+        kinds.sort_by(|a, b| a.0.cmp(&b.0));
         let table = crate::lower::MentionTable::new(
             kinds.iter().map(|(q, a, k)| (q.as_str(), a.as_slice(), *k)),
         );

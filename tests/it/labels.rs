@@ -344,7 +344,14 @@ fn add_reads_labels_against_the_registry_and_answers_say_what_answered() {
 
     // The indexed releases answer labels too, and the answer's first line says which.
     let out = refgraph(data.path())
-        .args(["api", "click.echo", "--package", "click", "--version", "7.1"])
+        .args([
+            "api",
+            "click.echo",
+            "--package",
+            "click",
+            "--version",
+            "7.1",
+        ])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
