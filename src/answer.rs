@@ -1157,7 +1157,7 @@ impl Engine {
             return Err(ReleaseError::NothingIndexed);
         }
         let asked = PackageRef::parse(package.trim()).map_err(ReleaseError::BadPackage)?;
-        let version = asked.version.clone();
+        let version = asked.version_label();
         let mut purls: Vec<String> = all.iter().map(|r| r.package.clone()).collect();
         purls.dedup();
         let matches: Vec<String> = match asked.ecosystem {

@@ -143,8 +143,11 @@ fn encode_vectors(vectors: &[(String, Vec<f32>)]) -> Vec<u8> {
 }
 
 fn decode_vectors(bytes: &[u8], dims: usize) -> Result<HashMap<String, Vec<f32>>, String> {
+    if dims != DIMENSIONS {
+        return Err(format!("{dims} dimensions, not {DIMENSIONS}"));
+    }
     let record = 64 + dims * 4;
-    if dims == 0 || !bytes.len().is_multiple_of(record) {
+    if !bytes.len().is_multiple_of(record) {
         return Err(format!(
             "{} bytes is not a whole number of {record}-byte vector records",
             bytes.len()
@@ -298,18 +301,26 @@ fn open(file: &Path, max_bytes: u64) -> Result<Opened, BundleError> {
             .map_err(|e| not(e.to_string()))?
             .to_string_lossy()
             .into_owned();
-        total += entry.size();
-        if total > max_bytes {
-            return Err(BundleError::Refused(format!(
+        let too_big = || {
+            BundleError::Refused(format!(
                 "{} unpacks to more than {max_bytes} bytes; raise --max-total-bytes to import it",
                 file.display()
-            )));
-        }
-        let mut bytes = Vec::with_capacity(entry.size() as usize);
-        entry
+            ))
+        };
+        // The header's size is not trusted for memory: what is read is counted as it comes.
+        let room = max_bytes.saturating_sub(total);
+        let mut bytes = Vec::new();
+        (&mut entry)
+            .take(room.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(|e| not(format!("truncated or damaged: {e}")))?;
-        members.insert(path, bytes);
+        total += bytes.len() as u64;
+        if total > max_bytes {
+            return Err(too_big());
+        }
+        if members.insert(path.clone(), bytes).is_some() {
+            return Err(not(format!("{path} is in it twice")));
+        }
     }
     let text = members
         .get(MANIFEST)
@@ -328,7 +339,35 @@ fn open(file: &Path, max_bytes: u64) -> Result<Opened, BundleError> {
             manifest.bundle_version
         )));
     }
+    let mut files = std::collections::HashSet::new();
     for r in &manifest.releases {
+        // The release is the one its package and version name, and its graphs are its own and
+        // its doc pages': nothing in a bundle can write another release's graph.
+        let purl = format!("{}@{}", r.package, r.version);
+        if r.release != purl
+            || !r
+                .package
+                .starts_with(&format!("pkg:{}/", r.ecosystem.as_str()))
+        {
+            return Err(not(format!(
+                "release {} is not {} of {}",
+                r.release, r.version, r.package
+            )));
+        }
+        let docs = crate::lower::docs_graph(&r.release);
+        for g in &r.graphs {
+            if g.name != r.release && g.name != docs {
+                return Err(not(format!(
+                    "{} names graph {}, not one of its own",
+                    r.release, g.name
+                )));
+            }
+        }
+        for m in r.graphs.iter().chain(std::iter::once(&r.vectors)) {
+            if !files.insert(m.file.as_str()) {
+                return Err(not(format!("{} is named twice in {MANIFEST}", m.file)));
+            }
+        }
         let reads = crate::lower::facts_version(r.ecosystem);
         if r.facts_version != reads {
             return Err(BundleError::Refused(format!(
@@ -374,6 +413,7 @@ pub fn import(
         manifest,
         mut members,
     } = open(file, max_bytes)?;
+    let same_model = manifest.vector_model == model_id() && manifest.dimensions == DIMENSIONS;
     let mut graphs = Vec::new();
     let mut vectors: HashMap<String, HashMap<String, Vec<f32>>> = HashMap::new();
     for r in &manifest.releases {
@@ -382,6 +422,10 @@ pub fn import(
             graphs.push((g.name.clone(), text));
         }
         let bytes = members.remove(&r.vectors.file).unwrap_or_default();
+        if !same_model {
+            vectors.insert(r.release.clone(), HashMap::new());
+            continue;
+        }
         let v = decode_vectors(&bytes, manifest.dimensions).or_else(|e| {
             if bytes.is_empty() {
                 Ok(HashMap::new())
@@ -395,18 +439,17 @@ pub fn import(
         })?;
         vectors.insert(r.release.clone(), v);
     }
-    for (g, _) in &graphs {
-        if !manifest
-            .releases
-            .iter()
-            .any(|r| g == &r.release || g.starts_with(&format!("{}/", r.release)))
-        {
-            return Err(BundleError::Refused(format!(
-                "{}: graph {g} belongs to no release of the bundle",
-                file.display()
-            )));
+    // A release's graphs the bundle does not carry (doc pages added here before) go too: the
+    // imported release replaces the stored one whole.
+    let mut cleared = Vec::new();
+    for r in &manifest.releases {
+        for g in engine.store().graphs_of(&r.release)? {
+            if !graphs.iter().any(|(name, _)| *name == g) {
+                cleared.push((g, Vec::new()));
+            }
         }
     }
+    graphs.extend(cleared);
     let quads = engine.store().replace_graphs_nquads(&graphs)?;
     engine.store().flush()?;
     let mut report = ImportReport {
@@ -433,7 +476,6 @@ pub fn import(
             return Ok(report);
         }
     };
-    let same_model = manifest.vector_model == model_id() && manifest.dimensions == DIMENSIONS;
     if !same_model {
         report.warnings.push(format!(
             "the bundle's vectors come from another sentence model ({}); they are not used",

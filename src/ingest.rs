@@ -621,8 +621,11 @@ fn declared_package_root(path: &str, text: &str) -> Option<String> {
 /// `pkg:npm/NAME@VERSION`, or a bare `NAME@VERSION` or `NAME==VERSION` (PyPI, as pip
 /// writes it).
 pub fn registry_release(text: &str) -> Result<(PackageId, String), String> {
-    let (id, version) = PackageRef::parse(text)?.or_pypi();
-    let Some(version) = version else {
+    let asked = PackageRef::parse(text)?;
+    // A pip pin stays exact: `click==8.1` is release 8.1, read as the label `==8.1`.
+    let label = asked.version_label();
+    let (id, _) = asked.or_pypi();
+    let Some(version) = label else {
         return Err(format!(
             "'{text}' has no version: write pkg:pypi/NAME@VERSION or pkg:npm/NAME@VERSION"
         ));
@@ -636,9 +639,10 @@ pub fn registry_release(text: &str) -> Result<(PackageId, String), String> {
 fn is_full_version(ecosystem: Ecosystem, v: &str) -> bool {
     use std::str::FromStr;
     match ecosystem {
-        Ecosystem::Npm => nodejs_semver::Version::parse(v).is_ok() && !v.starts_with(['v', '=']),
+        // The version whole (nodejs_semver reads `1.2.3 - 2.0.0` as 1.2.3 and stops).
+        Ecosystem::Npm => crate::version::ranges::exact_npm(v).is_some_and(|e| e == v),
         _ => pep440_rs::Version::from_str(v).is_ok_and(|p| {
-            !v.starts_with(['v', '='])
+            !v.starts_with(['v', 'V', '='])
                 && (p.release().len() >= 3 || p.any_prerelease() || p.is_post() || p.is_local())
         }),
     }
@@ -690,6 +694,19 @@ impl Ingester {
             .rule
             .map(|r| format!("asked {label} -> {}: {r}", chosen.version));
         Ok(report)
+    }
+
+    /// Fetches and stores release `version` of `id` exactly, with no label reading: what a
+    /// project's pin names.
+    pub fn add_version(
+        &self,
+        store: &Store,
+        id: &PackageId,
+        version: &str,
+        progress: &dyn Fn(u64, u64),
+    ) -> Result<IngestReport, AddError> {
+        let fetched = self.fetch(id, version, progress)?;
+        self.store(store, id, version, &fetched)
     }
 
     /// The registry release `label` names (see [`crate::version::label`]): a full version
@@ -1293,11 +1310,15 @@ mod tests {
 
     #[test]
     fn a_release_is_named_as_pip_or_a_package_url_names_it() {
-        for text in ["h5py==3.11.0", "h5py@3.11.0", "pkg:pypi/h5py@3.11.0"] {
+        for (text, label) in [
+            ("h5py==3.11.0", "==3.11.0"),
+            ("h5py@3.11.0", "3.11.0"),
+            ("pkg:pypi/h5py@3.11.0", "3.11.0"),
+        ] {
             let (id, version) = registry_release(text).unwrap();
             assert_eq!(
                 (id.purl(), version.as_str()),
-                ("pkg:pypi/h5py".into(), "3.11.0")
+                ("pkg:pypi/h5py".into(), label)
             );
         }
         assert!(registry_release("h5py").unwrap_err().contains("no version"));

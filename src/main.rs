@@ -707,7 +707,7 @@ fn run(cli: Cli) -> Result<u8> {
         file,
     } = &cli.command
     {
-        return cmd_mcp_config(&data, client, *write, file.as_deref());
+        return cmd_mcp_config(&cli, &data, client, *write, file.as_deref());
     }
     let config = Config::load(&data)?;
     match &cli.command {
@@ -2269,7 +2269,13 @@ fn print_table(v: &serde_json::Value) {
 
 /// `refgraph mcp-config`: the client's entry for this executable and data directory, printed
 /// or merged into the client's config file.
-fn cmd_mcp_config(data: &Path, client: &str, write: bool, file: Option<&Path>) -> Result<u8> {
+fn cmd_mcp_config(
+    cli: &Cli,
+    data: &Path,
+    client: &str,
+    write: bool,
+    file: Option<&Path>,
+) -> Result<u8> {
     use refgraph::mcp::clients::{Change, Client, Server};
     let client = Client::parse(client).map_err(anyhow::Error::msg)?;
     let exe = std::env::current_exe().context("cannot tell where this refgraph executable is")?;
@@ -2278,10 +2284,12 @@ fn cmd_mcp_config(data: &Path, client: &str, write: bool, file: Option<&Path>) -
         "REFGRAPH_DATA".to_string(),
         std::path::absolute(data)?.display().to_string(),
     )];
-    if let Some(m) = std::env::var_os("REFGRAPH_MODEL_DIR") {
+    // The model this command would use (--model-dir or REFGRAPH_MODEL_DIR), when not the
+    // default one.
+    if let Some(m) = cli.model_dir.clone() {
         env.push((
             "REFGRAPH_MODEL_DIR".into(),
-            std::path::absolute(PathBuf::from(m))?.display().to_string(),
+            std::path::absolute(m)?.display().to_string(),
         ));
     }
     let server = Server {
@@ -2413,7 +2421,9 @@ fn cmd_export(cli: &Cli, data: &Path, releases: &[String], all: bool, output: &P
 
 /// `refgraph import`: a bundle checked whole, then loaded in one transaction and indexed.
 fn cmd_import(cli: &Cli, data: &Path, file: &Path, check: bool) -> Result<u8> {
-    let max = cli.max_total_bytes.unwrap_or(8 << 30);
+    let max = cli
+        .max_total_bytes
+        .unwrap_or(refgraph::ingest::Limits::default().max_total_bytes);
     if check {
         let m = refgraph::bundle::inspect(file, max)?;
         if cli.json {

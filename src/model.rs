@@ -89,9 +89,24 @@ pub struct PackageRef {
     /// Normalised as [`PackageId::new`] does when the ecosystem is known; as written otherwise.
     pub name: String,
     pub version: Option<String>,
+    /// Written as pip pins, `NAME==VERSION`: the version exactly (`click==8.1` is release 8.1,
+    /// never the newest 8.1.x a label `8.1` would choose). See [`PackageRef::version_label`].
+    pub pinned: bool,
 }
 
 impl PackageRef {
+    /// The version as a label for [`crate::version::label`]: `==8.1` for a pip pin, so that it
+    /// is read as that version exactly; the version as written otherwise.
+    pub fn version_label(&self) -> Option<String> {
+        self.version.as_ref().map(|v| {
+            if self.pinned {
+                format!("=={v}")
+            } else {
+                v.clone()
+            }
+        })
+    }
+
     /// Parses `pkg:pypi/click`, `pkg:pypi/click@8.1.7` (version kept), a bare `click`, or a
     /// bare name pinned the way pip writes it, `click==8.1.7`.
     pub fn parse(text: &str) -> Result<PackageRef, String> {
@@ -138,6 +153,7 @@ impl PackageRef {
                 ecosystem: None,
                 name: name.to_string(),
                 version,
+                pinned: text.contains("=="),
             });
         };
         let (ecosystem, name_version) = rest.split_once('/').ok_or_else(|| {
@@ -157,6 +173,7 @@ impl PackageRef {
             ecosystem: Some(ecosystem),
             name: PackageId::new(ecosystem, name).name,
             version,
+            pinned: false,
         })
     }
 

@@ -193,8 +193,8 @@ impl Store {
         Ok(n)
     }
 
-    /// Replaces the named graphs given, each with the N-Quads text given for it, in one
-    /// transaction: every graph is read before anything is written (a broken or foreign quad
+    /// Replaces the named graphs given, each with the N-Quads text given for it (none: the
+    /// graph is removed), in one transaction: every graph is read before anything is written (a broken or foreign quad
     /// refuses the whole set: each quad must be in the graph it is given for), and readers see
     /// all the old graphs or all the new ones. Returns the quads written.
     pub fn replace_graphs_nquads(&self, graphs: &[(String, Vec<u8>)]) -> Result<usize, StoreError> {
@@ -222,6 +222,11 @@ impl Store {
         let mut tx = self.inner.start_transaction()?;
         let mut n = 0;
         for (g, quads) in &parsed {
+            if quads.is_empty() {
+                // Nothing given for it: the graph goes.
+                tx.remove_named_graph(g)?;
+                continue;
+            }
             tx.clear_graph(g)?;
             tx.insert_named_graph(g);
             tx.extend(quads.iter());

@@ -61,10 +61,15 @@ fn loose_key(v: &str) -> (Vec<u64>, bool, String) {
     while nums.last() == Some(&0) && nums.len() > 1 {
         nums.pop();
     }
-    let pre = !rest.is_empty()
-        && !rest.starts_with(".post")
-        && !rest.starts_with("post")
-        && !rest.starts_with('+');
+    // A pre-release is named by letters (`rc1`, `-beta.2`, `.dev3`), not by more numbers
+    // (`2023-10-16`, a spec versioned by date, is a final release).
+    let named = rest
+        .trim_start_matches(['-', '.', '_'])
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic());
+    let pre =
+        named && !rest.starts_with(".post") && !rest.starts_with("post") && !rest.starts_with('+');
     (nums, !pre, rest.to_string())
 }
 

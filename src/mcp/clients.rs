@@ -200,11 +200,19 @@ pub enum MergeError {
 }
 
 /// Writes a merged config whole or not at all, creating its folder (`.vscode/`).
+/// A config that is a symbolic link (a dotfile manager's) is written where it points, and
+/// keeps its permissions.
 pub fn write_config(target: &Path, text: &str) -> std::io::Result<()> {
+    let target = std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    crate::fsutil::write_atomic(target, text.as_bytes())
+    let permissions = std::fs::metadata(&target).ok().map(|m| m.permissions());
+    crate::fsutil::write_atomic(&target, text.as_bytes())?;
+    match permissions {
+        Some(p) => std::fs::set_permissions(&target, p),
+        None => Ok(()),
+    }
 }
 
 /// A JSON value as read (kept byte for byte) or as refgraph writes it.
@@ -241,28 +249,45 @@ fn merge_json(
         }
         None => Object::new(),
     };
+    let shape = |_| MergeError::WrongShape { key };
     let servers: Object = match top.get(key) {
-        Some(raw) => serde_json::from_str(raw.get()).map_err(|_| MergeError::WrongShape { key })?,
+        Some(raw) => serde_json::from_str(raw.get()).map_err(shape)?,
         None => Object::new(),
     };
-    let entry = server.json(client);
-    let change = match servers.get("refgraph") {
-        Some(old)
-            if serde_json::from_str::<serde_json::Value>(old.get())
-                .ok()
-                .as_ref()
-                == Some(&entry) =>
-        {
-            Change::Unchanged
-        }
-        Some(_) => Change::Replaced,
-        None => Change::Added,
+    // The keys refgraph sets; any other key of an existing entry (one the user added) stays.
+    let ours = match server.json(client) {
+        serde_json::Value::Object(m) => m,
+        _ => unreachable!("an entry is an object"),
     };
+    let old: Option<Object> = servers
+        .get("refgraph")
+        .and_then(|raw| serde_json::from_str(raw.get()).ok());
+    let same = |old: &Object| {
+        ours.iter().all(|(k, v)| {
+            old.get(k)
+                .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
+                .as_ref()
+                == Some(v)
+        })
+    };
+    let change = match (&old, servers.contains_key("refgraph")) {
+        (Some(o), _) if same(o) => Change::Unchanged,
+        (_, true) => Change::Replaced,
+        (_, false) => Change::Added,
+    };
+    let mut entry: indexmap::IndexMap<String, Json> = old
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (k, Json::Kept(v)))
+        .collect();
+    for (k, v) in ours {
+        entry.insert(k, Json::New(v));
+    }
     let mut servers: indexmap::IndexMap<String, Json> = servers
         .into_iter()
         .map(|(k, v)| (k, Json::Kept(v)))
         .collect();
-    servers.insert("refgraph".into(), Json::New(entry));
+    servers.insert("refgraph".into(), Json::Object(entry));
     let mut top: indexmap::IndexMap<String, Json> =
         top.into_iter().map(|(k, v)| (k, Json::Kept(v))).collect();
     top.insert(key.into(), Json::Object(servers));
@@ -271,8 +296,27 @@ fn merge_json(
     Ok(Merged { text, change })
 }
 
+/// A TOML value as comparable text: strings, arrays of them and inline tables of them, the
+/// shapes of refgraph's entry, without their layout.
+fn canonical(item: &toml_edit::Item) -> Option<String> {
+    use toml_edit::Value;
+    let plain = |v: &Value| {
+        v.as_str()
+            .map_or_else(|| v.to_string(), |s| format!("{s:?}"))
+    };
+    Some(match item.as_value()? {
+        Value::Array(a) => a.iter().map(plain).collect::<Vec<_>>().join(","),
+        Value::InlineTable(t) => t
+            .iter()
+            .map(|(k, v)| format!("{k}={}", plain(v)))
+            .collect::<Vec<_>>()
+            .join(","),
+        v => plain(v),
+    })
+}
+
 fn merge_toml(existing: Option<&str>, server: &Server) -> Result<Merged, MergeError> {
-    use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
+    use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value};
     let key = "mcp_servers";
     let mut doc: DocumentMut =
         existing
@@ -282,6 +326,21 @@ fn merge_toml(existing: Option<&str>, server: &Server) -> Result<Merged, MergeEr
                 format: "TOML",
                 why: e.message().to_string(),
             })?;
+    let mut ours: Vec<(&str, Value)> = vec![
+        ("command", server.command.as_str().into()),
+        (
+            "args",
+            Value::Array(server.args.iter().map(String::as_str).collect::<Array>()),
+        ),
+    ];
+    if !server.env.is_empty() {
+        let mut env = InlineTable::new();
+        for (k, v) in &server.env {
+            env.insert(k, v.as_str().into());
+        }
+        ours.push(("env", Value::InlineTable(env)));
+    }
+    let inline = doc.get(key).is_some_and(Item::is_inline_table);
     let servers = doc
         .entry(key)
         .or_insert_with(|| {
@@ -289,28 +348,45 @@ fn merge_toml(existing: Option<&str>, server: &Server) -> Result<Merged, MergeEr
             t.set_implicit(true);
             Item::Table(t)
         })
-        .as_table_mut()
+        .as_table_like_mut()
         .ok_or(MergeError::WrongShape { key })?;
-    let mut entry = Table::new();
-    entry.insert("command", value(server.command.as_str()));
-    entry.insert(
-        "args",
-        value(server.args.iter().map(String::as_str).collect::<Array>()),
-    );
-    if !server.env.is_empty() {
-        let mut env = InlineTable::new();
-        for (k, v) in &server.env {
-            env.insert(k, v.as_str().into());
+    let change = match servers.get_mut("refgraph") {
+        // The keys refgraph sets are set; any other key the user added to the entry stays.
+        Some(old) => {
+            let entry = old
+                .as_table_like_mut()
+                .ok_or(MergeError::WrongShape { key })?;
+            let mut changed = false;
+            for (k, v) in ours {
+                let v = Item::Value(v);
+                if entry.get(k).and_then(canonical) != canonical(&v) {
+                    entry.insert(k, v);
+                    changed = true;
+                }
+            }
+            if changed {
+                Change::Replaced
+            } else {
+                Change::Unchanged
+            }
         }
-        entry.insert("env", value(env));
-    }
-    let same = |old: &Item| old.to_string().trim() == entry.to_string().trim();
-    let change = match servers.get("refgraph") {
-        Some(old) if same(old) => Change::Unchanged,
-        Some(_) => Change::Replaced,
-        None => Change::Added,
+        None if inline => {
+            let mut t = InlineTable::new();
+            for (k, v) in ours {
+                t.insert(k, v);
+            }
+            servers.insert("refgraph", Item::Value(Value::InlineTable(t)));
+            Change::Added
+        }
+        None => {
+            let mut t = Table::new();
+            for (k, v) in ours {
+                t.insert(k, Item::Value(v));
+            }
+            servers.insert("refgraph", Item::Table(t));
+            Change::Added
+        }
     };
-    servers.insert("refgraph", Item::Table(entry));
     Ok(Merged {
         text: doc.to_string(),
         change,
@@ -385,7 +461,13 @@ mod tests {
             .unwrap()
             .remove("refgraph");
         assert_eq!(before, after, "everything else as it was");
-        // The order a person wrote stays: zeta before alpha, theme first.
+        // Byte for byte, and in the order a person wrote: zeta before alpha, theme first.
+        assert!(
+            m.text
+                .contains(r#""zeta": {"command": "zeta-mcp", "args": ["--port", "1"]}"#),
+            "{}",
+            m.text
+        );
         let zeta = m.text.find("\"zeta\"").unwrap();
         assert!(zeta < m.text.find("\"alpha\"").unwrap());
         assert!(m.text.find("\"theme\"").unwrap() < zeta);
@@ -403,6 +485,16 @@ mod tests {
         assert!(again.text.contains("/usr/local/bin/refgraph"));
         assert!(!again.text.contains("/opt/refgraph"));
 
+        // A key the user added to refgraph's own entry stays when the entry is replaced.
+        let mut v: serde_json::Value = serde_json::from_str(&again.text).unwrap();
+        v["mcpServers"]["refgraph"]["disabled"] = false.into();
+        let edited = serde_json::to_string_pretty(&v).unwrap();
+        let m2 = Client::Cursor.merge(Some(&edited), &s).unwrap();
+        assert_eq!(m2.change, Change::Replaced);
+        let v: serde_json::Value = serde_json::from_str(&m2.text).unwrap();
+        assert_eq!(v["mcpServers"]["refgraph"]["disabled"], false);
+        assert_eq!(v["mcpServers"]["refgraph"]["command"], s.command);
+
         let codex = "# my settings\nmodel = \"o4\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\" # keep me\nargs = []\n";
         let m = Client::Codex.merge(Some(codex), &s).unwrap();
         assert_eq!(m.change, Change::Added);
@@ -411,6 +503,30 @@ mod tests {
         assert_eq!(
             Client::Codex.merge(Some(&m.text), &s).unwrap().change,
             Change::Unchanged
+        );
+        // Servers written as an inline table, and a key of the user's in refgraph's entry.
+        let inline = "mcp_servers = { docs = { command = \"docs\" } }\n";
+        let m = Client::Codex.merge(Some(inline), &s).unwrap();
+        let t: toml::Table = toml::from_str(&m.text).unwrap();
+        assert_eq!(t["mcp_servers"]["docs"]["command"].as_str(), Some("docs"));
+        assert_eq!(
+            t["mcp_servers"]["refgraph"]["command"].as_str(),
+            Some(s.command.as_str())
+        );
+        let mine = format!(
+            "{}startup_timeout_sec = 30\n",
+            Client::Codex.snippet(&moved)
+        );
+        let m = Client::Codex.merge(Some(&mine), &s).unwrap();
+        assert_eq!(m.change, Change::Replaced);
+        let t: toml::Table = toml::from_str(&m.text).unwrap();
+        assert_eq!(
+            t["mcp_servers"]["refgraph"]["startup_timeout_sec"].as_integer(),
+            Some(30)
+        );
+        assert_eq!(
+            t["mcp_servers"]["refgraph"]["command"].as_str(),
+            Some(s.command.as_str())
         );
     }
 

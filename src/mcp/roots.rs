@@ -303,8 +303,15 @@ impl Roots {
         }
         let release = format!("{}@{}", pin.package, pin.version);
         tracing::info!("fetching {release} ({})", pin.how);
+        let (id, version) = (
+            crate::model::PackageId::parse(&pin.package)
+                .map(|p| p.0)
+                .map_err(|e| missing(indexed.clone(), Some(e)))?,
+            pin.version.clone(),
+        );
+        // A pin is a version, not a label: fetched exactly as written.
         let fetched = on_worker(engine, move |e| {
-            ingester.add(e.store(), &release, &|_, _| {})
+            ingester.add_version(e.store(), &id, &version, &|_, _| {})
         })
         .await?;
         match fetched {

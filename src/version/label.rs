@@ -58,9 +58,15 @@ pub fn resolve(
     if let Some(v) = versions.iter().find(|v| v.as_str() == bare) {
         return Ok(exact(v));
     }
+    // npm's tags are case-sensitive, but `Latest` must not skip its `latest` tag for the
+    // keyword's reading: the keywords are matched as tags in lower case.
+    let as_tag = match label.to_ascii_lowercase().as_str() {
+        k @ ("latest" | "stable") => k.to_string(),
+        _ => label.to_string(),
+    };
     if let Some((tag, v)) = tags
         .iter()
-        .find(|(t, v)| t == label && versions.contains(v))
+        .find(|(t, v)| *t == as_tag && versions.contains(v))
     {
         return Ok(Resolved {
             version: v.clone(),
@@ -122,6 +128,14 @@ pub fn resolve(
         }));
     }
     // The version spelled another way (`8.1.7.0`, `v8.1.7`, `2.0.0-rc1` for PyPI's `2.0rc1`).
+    // Only a label that is one version whole: node's semver reads `1.2.3 - 2.0.0` as 1.2.3.
+    let single = match ecosystem {
+        Ecosystem::Pypi => true,
+        Ecosystem::Npm | Ecosystem::Generic => ranges::exact_npm(bare).is_some(),
+    };
+    if !single {
+        return range(ecosystem, label, versions, scope);
+    }
     let key = version_key(ecosystem, bare);
     if !matches!(key, VersionKey::Loose(_))
         && let Some((_, v)) = keyed.iter().find(|(k, _)| *k == key)
@@ -367,6 +381,10 @@ mod tests {
         assert_eq!(chosen(npm, "^8.1", &commander), "8.3.0");
         assert_eq!(chosen(npm, ">=9 <12.1", &commander), "12.0.0");
         assert_eq!(chosen(npm, "8.x || 12.0.x", &commander), "12.0.0");
+        // Ranges that start with a whole version are ranges, not that version.
+        assert_eq!(chosen(npm, "8.3.0 - 12.0.0", &commander), "12.0.0");
+        assert_eq!(chosen(npm, "12.0.0 || 8.3.0", &commander), "12.0.0");
+        assert_eq!(chosen(npm, "8.3.0 || 12.1.0", &commander), "12.1.0");
         assert_eq!(chosen(npm, "latest", &commander), "12.1.0");
         assert_eq!(pick(npm, "v12.1.0", &commander).unwrap().rule, None);
         assert_eq!(pick(npm, "=12.1.0", &commander).unwrap().rule, None);
@@ -401,5 +419,9 @@ mod tests {
         assert_eq!(chosen(g, "latest", &specs), "2.0.0");
         assert_eq!(chosen(g, "<2", &specs), "1.2.0");
         assert_eq!(pick(g, "2022-11-15", &specs).unwrap().rule, None);
+        // A spec dated instead of numbered is a final release, not a pre-release.
+        let dated = v(&["2022-11-15", "2023-10-16", "2023-02-01"]);
+        assert_eq!(chosen(g, "latest", &dated), "2023-10-16");
+        assert_eq!(chosen(g, "2023", &dated), "2023-10-16");
     }
 }

@@ -258,11 +258,44 @@ fn an_imported_bundle_answers_as_the_machine_that_exported_it() {
             "fused and vector search agree"
         );
     }
-    // Importing again replaces the releases with themselves.
+    // Importing again replaces the releases with themselves, whole: doc pages added here to a
+    // release in the bundle since are gone with the rest of the old release.
+    let docs = repo().join("samples/docs/acme-storage");
+    ok(
+        refgraph(
+            there.path(),
+            None,
+            &[
+                "docs",
+                docs.to_str().unwrap(),
+                "--package",
+                "acme-storage",
+                "--version",
+                "1.0.0",
+            ],
+        ),
+        "docs here",
+    );
+    let has_docs = |data: &Path| {
+        ok(
+            refgraph(
+                data,
+                None,
+                &[
+                    "sparql",
+                    "ASK { GRAPH <pkg:pypi/acme-storage@1.0.0/docs> { ?s ?p ?o } }",
+                ],
+            ),
+            "ask",
+        )
+        .contains("true")
+    };
+    assert!(has_docs(there.path()));
     ok(
         refgraph(there.path(), None, &["import", bundle.to_str().unwrap()]),
         "import again",
     );
+    assert!(!has_docs(there.path()), "the old release's doc pages went");
     assert_eq!(
         without_vectors(&answers(there.path(), None)),
         without_vectors(&before)
@@ -356,6 +389,31 @@ fn a_damaged_truncated_or_incompatible_bundle_is_refused_and_writes_nothing() {
     let old = there.path().join("old.refgraph");
     pack(&members, &old);
     refused(&old, "export it again");
+    // A manifest that names another release's graph: its quads are its own graph's, but the
+    // graph is not one of the release's.
+    let mut members = unpack(&bundle);
+    let manifest = members
+        .iter_mut()
+        .find(|(n, _)| n == "manifest.json")
+        .unwrap();
+    let mut m: Value = serde_json::from_slice(&manifest.1).unwrap();
+    m["releases"][0]["graphs"][0]["name"] = Value::from("pkg:pypi/mine@0.1.0");
+    manifest.1 = serde_json::to_vec(&m).unwrap();
+    let foreign = there.path().join("foreign.refgraph");
+    pack(&members, &foreign);
+    refused(&foreign, "not one of its own");
+    // A release that is not what its package and version say.
+    let mut members = unpack(&bundle);
+    let manifest = members
+        .iter_mut()
+        .find(|(n, _)| n == "manifest.json")
+        .unwrap();
+    let mut m: Value = serde_json::from_slice(&manifest.1).unwrap();
+    m["releases"][0]["release"] = Value::from("pkg:pypi");
+    manifest.1 = serde_json::to_vec(&m).unwrap();
+    let renamed = there.path().join("renamed.refgraph");
+    pack(&members, &renamed);
+    refused(&renamed, "is not 1.0.0 of pkg:pypi/acme-storage");
     // Not a bundle at all.
     let other = there.path().join("other.refgraph");
     std::fs::write(&other, b"PK\x03\x04 a zip file").unwrap();

@@ -85,6 +85,17 @@ fn labels_choose_among_the_indexed_releases_and_every_answer_says_which() {
             );
         }
     }
+    // pip's pin is exact: `==1` is release 1.0.0 (PEP 440's 1 == 1.0.0), where the label `1`
+    // is the newest 1.x.
+    let c = e.choose(Some("acme-storage==1"), None, None).unwrap();
+    assert_eq!(c.release.version, "1.0.0");
+    assert_eq!(
+        e.choose(Some("acme-storage"), Some("1"), None)
+            .unwrap()
+            .release
+            .version,
+        "1.1.0"
+    );
     // A package URL's own @label reads the same way.
     let c = e
         .choose(Some("pkg:pypi/acme-storage@1"), None, None)
